@@ -1,0 +1,388 @@
+"""Connect four (and its m,n,k-with-gravity variants) on a ``width`` x ``height`` board.
+
+Rules: two players take turns dropping a stone into a column that is not full; it falls to
+the lowest empty cell. The first to line up ``connect`` of their stones horizontally,
+vertically or diagonally wins; if the board fills up first, the game is a draw. The default
+is the classic 7 columns x 6 rows, connect 4. Player 0 (``x``) moves first.
+
+Encoding:
+
+* Action ``a`` in ``0..width-1`` drops a stone into column ``a``, counted from the left.
+* Cell ``r * width + c`` is row ``r`` (0 = bottom) and column ``c`` (0 = left).
+* :class:`ConnectFourState` holds ``board`` (int8[H*W]: 0 empty, 1 x, 2 o), ``heights``
+  (int8[W], stones per column), ``num_moves`` (int32; the player to move is
+  ``num_moves % 2``), ``winner`` (int8: -1 none, 0 x, 1 o) and ``hash`` (uint32[2], the
+  Zobrist key, kept incrementally).
+
+Utility: the distance score of the public connect-four solvers (Pascal Pons, "Solving
+Connect 4"), scaled to ``[-1, 1]``. With ``score_base = (cells + 1) // 2 + 1`` (22 on 7x6)
+and ``max_score = score_base - connect`` (18 on 7x6), a player who wins having played ``k``
+stones scores ``score_base - k``; the utility for player 0 is ``+score / max_score`` when
+player 0 won, ``-score / max_score`` when player 1 won and ``0`` for a draw. Faster wins are
+worth more; the sign is win/draw/loss. :meth:`ConnectFour.score_from_value` turns a value
+back into the integer score. (When ``max_score`` would be below 1, no player can ever
+connect, every game is a draw, and ``max_score`` is set to 1.)
+
+Notation (host side, :meth:`ConnectFour.parse` / :meth:`ConnectFour.format`):
+
+* move sequences as the public solvers write them: digits ``1..width``, column 1 leftmost,
+  the first character is the first player's move, e.g. ``"4453"``; ``""`` or ``"start"`` is
+  the empty board;
+* a grid: ``height`` rows, top row first, ``width`` cells each from ``x``, ``o``, ``.``
+  (``-`` is also empty; case-insensitive; spaces ignored), rows separated by ``/`` or
+  newlines: ``"......./......./......./......./...o.../...xx.."``. The side to move follows
+  from the counts.
+
+A move is written as its 1-based column digit, ``"4"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
+
+_DEFAULTS = {"width": 7, "height": 6, "connect": 4}
+_MAX_WIDTH = 9  # column digits stay single characters
+_MAX_HEIGHT = 127  # heights are int8
+_ZOBRIST_SEED = 0xC4
+_CELL_CHARS = {"x": 1, "o": 2, ".": 0, "-": 0}
+_SYMBOLS = ".xo"
+_DIGITS = "0123456789"
+_GRID_CHARS = "xo.-/\n\r"  # any of these: a grid, else a move sequence
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # (d_row, d_col): -, |, /, \
+
+
+class ConnectFourState(NamedTuple):
+    """A connect-four position."""
+
+    board: jax.Array  # int8[H*W]: 0 empty, 1 x (first player), 2 o; cell = row*W + col
+    heights: jax.Array  # int8[W]: stones in each column
+    num_moves: jax.Array  # int32[]: stones on the board
+    winner: jax.Array  # int8[]: -1 none, 0 x, 1 o
+    hash: jax.Array  # uint32[2]: Zobrist key
+
+
+def _all_lines(width: int, height: int, connect: int) -> np.ndarray:
+    """Every line of ``connect`` cells on the board, as cell indices ``int32[L, connect]``."""
+    lines = []
+    for dr, dc in _DIRECTIONS:
+        for r in range(height):
+            for c in range(width):
+                r_end, c_end = r + dr * (connect - 1), c + dc * (connect - 1)
+                if 0 <= r_end < height and 0 <= c_end < width:
+                    lines.append([(r + dr * i) * width + c + dc * i for i in range(connect)])
+    return np.asarray(lines, np.int32).reshape(-1, connect)
+
+
+def _lines_through(lines: np.ndarray, cells: int) -> np.ndarray:
+    """``int32[cells, M, connect]``: the lines through each cell, padded with lines of the
+    out-of-range index ``cells`` (read as an always-empty cell)."""
+    through: list[list[np.ndarray]] = [[] for _ in range(cells)]
+    for line in lines:
+        for cell in line:
+            through[cell].append(line)
+    m = max(1, max(len(t) for t in through))
+    table = np.full((cells, m, lines.shape[1]), cells, np.int32)
+    for cell, ts in enumerate(through):
+        if ts:
+            table[cell, : len(ts)] = np.stack(ts)
+    return table
+
+
+class ConnectFour(Game):
+    """Connect four: 2 players, ``width`` actions (columns), player 0 (``x``) moves first.
+
+    Args:
+        width: columns, 1..9 (so a column is one digit in move sequences).
+        height: rows, 1..127.
+        connect: stones in a line needed to win, 2..max(width, height).
+
+    Attributes:
+        score_base: ``(width * height + 1) // 2 + 1``; a win with ``k`` stones scores
+            ``score_base - k``.
+        max_score: ``score_base - connect`` (at least 1), the score of the fastest win; the
+            utility is ``score / max_score``.
+        lines: ``int32[L, connect]`` every line of the board (numpy).
+    """
+
+    name = "connect4"
+    num_players = 2
+    num_chance_outcomes = 0
+    utility_min = -1.0
+    utility_max = 1.0
+    zero_sum = True
+    has_hash = True
+
+    def __init__(self, width: int = 7, height: int = 6, connect: int = 4) -> None:
+        for key, value in (("width", width), ("height", height), ("connect", connect)):
+            if not isinstance(value, int | np.integer) or isinstance(value, bool):
+                raise GameError(f"connect4: {key} must be an integer, got {value!r}")
+        width, height, connect = int(width), int(height), int(connect)
+        if not 1 <= width <= _MAX_WIDTH:
+            raise GameError(f"connect4: width {width} is out of range 1..{_MAX_WIDTH}")
+        if not 1 <= height <= _MAX_HEIGHT:
+            raise GameError(f"connect4: height {height} is out of range 1..{_MAX_HEIGHT}")
+        if not 2 <= connect <= max(width, height):
+            raise GameError(
+                f"connect4: connect {connect} is out of range 2..{max(width, height)} "
+                f"(max of width and height)"
+            )
+        self.width, self.height, self.connect = width, height, connect
+        given = {"width": width, "height": height, "connect": connect}
+        self.params: dict[str, Any] = {k: v for k, v in given.items() if v != _DEFAULTS[k]}
+        self.cells = width * height
+        self.num_actions = width
+        self.max_game_length = self.cells
+        self.score_base = (self.cells + 1) // 2 + 1
+        self.max_score = max(1, self.score_base - connect)
+        self.lines = _all_lines(width, height, connect)  # [L, connect]
+        self._through = _lines_through(self.lines, self.cells)  # [cells, M, connect]
+        self._zobrist = zobrist_table(_ZOBRIST_SEED, self.cells, 2)  # [cells, 2, 2]
+        self._zobrist_side = zobrist_table(_ZOBRIST_SEED + 1, 1)[0]  # [2]: o to move
+        # Heuristic tables: weight of a line holding n stones of one colour only, and a
+        # bonus per stone by column (the centre column(s) of the board).
+        self._line_weight = np.array(
+            [n * n for n in range(connect)] + [0], np.float32
+        )  # [connect + 1]
+        centre = np.zeros((width,), np.float32)
+        centre[(width - 1) // 2] = centre[width // 2] = 1.0
+        self._centre_bonus = np.tile(centre, height)  # [cells]
+
+    # ------------------------------------------------------------------ protocol (traced)
+    def init(self) -> ConnectFourState:
+        """The empty board, ``x`` to move."""
+        return ConnectFourState(
+            board=jnp.zeros((self.cells,), jnp.int8),
+            heights=jnp.zeros((self.width,), jnp.int8),
+            num_moves=jnp.int32(0),
+            winner=jnp.int8(-1),
+            hash=jnp.zeros((2,), jnp.uint32),
+        )
+
+    def player(self, state: ConnectFourState) -> jax.Array:
+        """int32: 0 when ``x`` is to move, 1 when ``o`` is."""
+        return (state.num_moves % 2).astype(jnp.int32)
+
+    def legal_mask(self, state: ConnectFourState) -> jax.Array:
+        """bool[W]: the columns that are not full; all False when the game is over."""
+        return (state.heights < self.height) & ~self.terminal(state)
+
+    def step(self, state: ConnectFourState, action: jax.Array) -> ConnectFourState:
+        """Drop a stone of the player to move into column ``action``.
+
+        Only the lines through the new cell are checked for a win. Any action traces
+        safely; dropping into a full column or stepping a finished game gives an
+        unspecified state of the same shapes.
+        """
+        p = self.player(state)  # int32[]
+        piece = (p + 1).astype(jnp.int8)
+        col = jnp.asarray(action, jnp.int32)
+        cell = state.heights[col].astype(jnp.int32) * self.width + col  # int32[]
+        board = state.board.at[cell].set(piece, mode="drop")  # [cells]
+        through = jnp.asarray(self._through)[cell]  # [M, connect]
+        stones = board.at[through].get(mode="fill", fill_value=0)  # [M, connect]
+        win = jnp.any(jnp.all(stones == piece, axis=1))
+        key = jnp.asarray(self._zobrist)[cell, p] ^ jnp.asarray(self._zobrist_side)  # [2]
+        return ConnectFourState(
+            board=board,
+            heights=state.heights.at[col].add(jnp.int8(1), mode="drop"),
+            num_moves=state.num_moves + 1,
+            winner=jnp.where(win, p.astype(jnp.int8), state.winner),
+            hash=state.hash ^ key,
+        )
+
+    def terminal(self, state: ConnectFourState) -> jax.Array:
+        """bool: someone connected or the board is full."""
+        return (state.winner >= 0) | (state.num_moves >= self.cells)
+
+    def utility(self, state: ConnectFourState) -> jax.Array:
+        """float32[2]: ``[u, -u]``, ``u = +-(score_base - k) / max_score`` for a win by
+        player 0 (+) or 1 (-) with ``k`` stones of the winner on the board; 0 otherwise."""
+        k = (state.num_moves + 1) // 2  # the winner made the last move
+        score = (self.score_base - k).astype(jnp.float32) / self.max_score
+        u = jnp.where(state.winner == 0, score, jnp.where(state.winner == 1, -score, 0.0))
+        return two_player_utility(u)
+
+    def evaluate(self, state: ConnectFourState) -> jax.Array:
+        """float32[2]: ``[e, -e]``, a threat heuristic off terminal states.
+
+        ``raw = sum over lines of w(x stones) [line holds no o] - w(o stones) [no x]
+        + (x stones - o stones in the centre column(s))`` with ``w(n) = n * n``, and
+        ``e = tanh(raw / 16) / (2 * max_score)``. So ``|e| <= 1 / (2 * max_score)``,
+        strictly less than ``1 / max_score``, the smallest value of a decided game: a
+        heuristic never outranks a proven win or loss. At terminal states it is ``utility``.
+        """
+        lines = state.board[jnp.asarray(self.lines)]  # [L, connect]
+        nx = jnp.sum(lines == 1, axis=1)  # [L]
+        no = jnp.sum(lines == 2, axis=1)  # [L]
+        weight = jnp.asarray(self._line_weight)
+        raw = jnp.sum(jnp.where(no == 0, weight[nx], 0.0) - jnp.where(nx == 0, weight[no], 0.0))
+        stone = jnp.where(state.board == 1, 1.0, jnp.where(state.board == 2, -1.0, 0.0))
+        raw = raw + jnp.sum(stone * jnp.asarray(self._centre_bonus))
+        e = jnp.tanh(raw / 16.0) / (2.0 * self.max_score)
+        return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
+
+    def hash(self, state: ConnectFourState) -> jax.Array:
+        """uint32[2]: the Zobrist key (cells x stones, plus a key when ``o`` is to move)."""
+        return state.hash
+
+    # ------------------------------------------------------------------ scores
+    def score_from_value(self, value: float) -> int:
+        """The Pons distance score of a value on the utility scale (same player's side)."""
+        return int(round(float(value) * self.max_score))
+
+    # ------------------------------------------------------------------ host side
+    def parse(self, text: str) -> ConnectFourState:
+        """A move sequence (``"4453"``), a grid, or ``""``/``"start"`` -> state.
+
+        Text holding any of ``x o . - /`` or a line break is read as a grid, other text
+        as a move sequence. A grid is checked for gravity, for the counts (``x`` equal to
+        ``o`` or one more), for at most one player with a line and for that player having
+        moved last; it is not searched for a full move order that reaches it.
+
+        Raises:
+            GameError: one line naming what is wrong and where.
+        """
+        stripped = text.strip()
+        if stripped == "" or stripped.lower() == "start":
+            return self.init()
+        if not any(c.lower() in _GRID_CHARS for c in stripped):
+            return self._state_from_board(self._replay(text)[1])
+        return self._parse_grid(text)
+
+    def parse_moves(self, text: str) -> list[int]:
+        """A move sequence ``"4453"`` -> actions ``[3, 3, 4, 2]``.
+
+        Raises:
+            GameError: a non-digit, a missing or full column, a move after the end.
+        """
+        stripped = text.strip()
+        if stripped.lower() == "start":
+            return []
+        return self._replay(text)[0]
+
+    def moves_to_string(self, actions: Any) -> str:
+        """Actions ``[3, 3, 4, 2]`` -> the move sequence ``"4453"``."""
+        return "".join(str(int(a) + 1) for a in actions)
+
+    def _replay(self, text: str) -> tuple[list[int], np.ndarray]:
+        """Play a move sequence on a host board: (actions, board int8[cells])."""
+        board = np.zeros((self.cells,), np.int8)
+        heights = [0] * self.width
+        actions: list[int] = []
+        over = False
+        for pos, c in enumerate(text, start=1):
+            if c.isspace():
+                continue
+            where = f"{self.name}: move {len(actions) + 1} ({c!r}) at character {pos}"
+            if c not in _DIGITS:
+                raise GameError(f"{where}: not a column digit 1..{self.width}")
+            column = int(c)
+            if not 1 <= column <= self.width:
+                raise GameError(f"{where}: column {column} does not exist")
+            if over:
+                raise GameError(f"{where}: the game is already over")
+            a = column - 1
+            if heights[a] >= self.height:
+                raise GameError(f"{where}: column {column} is full")
+            cell = heights[a] * self.width + a
+            piece = 1 + len(actions) % 2
+            board[cell] = piece
+            heights[a] += 1
+            actions.append(a)
+            won = np.any(np.all(board[self.lines] == piece, axis=1))
+            over = bool(won) or len(actions) == self.cells
+        return actions, board
+
+    def _parse_grid(self, text: str) -> ConnectFourState:
+        rows: list[list[int]] = [[]]
+        for pos, c in enumerate(text, start=1):
+            if c in "/\n\r":
+                rows.append([])
+            elif c.isspace():
+                continue
+            elif c.lower() in _CELL_CHARS:
+                rows[-1].append(_CELL_CHARS[c.lower()])
+            else:
+                raise GameError(
+                    f"{self.name}: bad character {c!r} at character {pos} "
+                    "(expected x, o, . or - in a grid, or only digits in a move sequence)"
+                )
+        rows = [r for r in rows if r]
+        if len(rows) != self.height:
+            raise GameError(f"{self.name}: grid has {len(rows)} row(s), expected {self.height}")
+        for i, row in enumerate(rows, start=1):
+            if len(row) != self.width:
+                raise GameError(f"{self.name}: row {i} has {len(row)} cells, expected {self.width}")
+        grid = np.asarray(rows[::-1], np.int8)  # [H, W], row 0 = bottom
+        for c in range(self.width):
+            for r in range(1, self.height):
+                if grid[r, c] and not grid[r - 1, c]:
+                    raise GameError(
+                        f"{self.name}: column {c + 1} has a stone in row "
+                        f"{self.height - r} above an empty cell (rows counted from the top)"
+                    )
+        board = grid.reshape(-1)
+        nx, no = int(np.sum(board == 1)), int(np.sum(board == 2))
+        if nx not in (no, no + 1):
+            raise GameError(
+                f"{self.name}: grid has {nx} x and {no} o; x moves first, so the number of "
+                "x must equal the number of o or exceed it by one"
+            )
+        x_line = bool(np.any(np.all(board[self.lines] == 1, axis=1)))
+        o_line = bool(np.any(np.all(board[self.lines] == 2, axis=1)))
+        if x_line and o_line:
+            raise GameError(f"{self.name}: both x and o have {self.connect} in a row")
+        if x_line and nx != no + 1:
+            raise GameError(f"{self.name}: x has {self.connect} in a row but o moved after it")
+        if o_line and nx != no:
+            raise GameError(f"{self.name}: o has {self.connect} in a row but x moved after it")
+        return self._state_from_board(board)
+
+    def _state_from_board(self, board: np.ndarray) -> ConnectFourState:
+        """A consistent state (heights, winner, move count, Zobrist key) from a host board
+        that obeys gravity and has at most one player with a line."""
+        board = np.asarray(board, np.int8)
+        heights = np.count_nonzero(board.reshape(self.height, self.width), axis=0)
+        n = int(np.count_nonzero(board))
+        key = np.zeros((2,), np.uint32)
+        for cell in np.flatnonzero(board):
+            key ^= self._zobrist[cell, board[cell] - 1]
+        if n % 2:
+            key ^= self._zobrist_side
+        winner = -1
+        for piece in (1, 2):
+            if np.any(np.all(board[self.lines] == piece, axis=1)):
+                winner = piece - 1
+        return ConnectFourState(
+            board=jnp.asarray(board),
+            heights=jnp.asarray(heights.astype(np.int8)),
+            num_moves=jnp.int32(n),
+            winner=jnp.int8(winner),
+            hash=jnp.asarray(key),
+        )
+
+    def format(self, state: ConnectFourState) -> str:
+        """State -> grid, top row first, rows separated by ``/`` (``x`` = first player)."""
+        grid = np.asarray(state.board).reshape(self.height, self.width)[::-1]
+        return "/".join("".join(_SYMBOLS[int(v)] for v in row) for row in grid)
+
+    def action_to_string(self, state: ConnectFourState, action: int) -> str:
+        """The 1-based column digit, ``"1"``..``"W"``."""
+        return str(int(action) + 1)
+
+    def string_to_action(self, state: ConnectFourState, text: str) -> int:
+        """A 1-based column digit -> action. Raises GameError when malformed or illegal."""
+        t = text.strip()
+        if len(t) != 1 or t not in _DIGITS or not 1 <= int(t) <= self.width:
+            raise GameError(
+                f"{self.name}: bad move {text!r}; expected a column digit 1..{self.width}"
+            )
+        action = int(t) - 1
+        self._check_legal(state, action, text)
+        return action

@@ -1,0 +1,84 @@
+"""The game registry: ``make("connect4", width=5)`` and ``list_games()``.
+
+Games are registered by name with the module that defines them, and imported only when made,
+so ``import jaxgames`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from jaxgames.game import Game, GameError
+
+# name -> "module:ClassName"; a game module registers itself here by being listed.
+_REGISTRY: dict[str, str] = {
+    "tictactoe": "jaxgames.games.tictactoe:TicTacToe",
+    "connect4": "jaxgames.games.connect4:ConnectFour",
+    "tree": "jaxgames.games.tree:ExplicitTree",
+    "uniform_tree": "jaxgames.games.uniform_tree:UniformTree",
+}
+
+_CACHE: dict[tuple, Game] = {}
+
+
+def register(name: str, target: str) -> None:
+    """Register a game class under ``name``; ``target`` is ``"module:ClassName"``."""
+    _REGISTRY[name] = target
+
+
+def list_games() -> list[str]:
+    """Names of the registered games, sorted."""
+    return sorted(_REGISTRY)
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split a command-line game spec ``name:k=v,k=v`` into the name and typed parameters.
+
+    Values are read as int, then float, then true/false, else kept as strings.
+    """
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise GameError(f"game spec {spec!r}: parameter {item!r} is not of the form key=value")
+        params[key.strip()] = _typed(raw.strip())
+    return name, params
+
+
+def _typed(raw: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(raw)
+        except ValueError:
+            pass
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    return raw
+
+
+def make(name: str, **params: Any) -> Game:
+    """Make a game by name: ``make("connect4")``, ``make("connect4", width=5, height=4)``.
+
+    ``name`` may also be a command-line spec such as ``"connect4:width=5,height=4"``;
+    keyword parameters override those in the spec. Games are cached, so the same name and
+    parameters give the same object (and the same compiled kernels).
+
+    Raises:
+        GameError: unknown game or bad parameters (one line naming which).
+    """
+    base, spec_params = parse_spec(name)
+    spec_params.update(params)
+    if base not in _REGISTRY:
+        raise GameError(f"unknown game {base!r}; known games: {', '.join(list_games())}")
+    key = (base, tuple(sorted((k, repr(v)) for k, v in spec_params.items())))
+    if key not in _CACHE:
+        module_name, class_name = _REGISTRY[base].split(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        try:
+            game = cls(**spec_params)
+        except TypeError as err:
+            raise GameError(f"game {base!r}: {err}") from None
+        _CACHE[key] = game
+    return _CACHE[key]

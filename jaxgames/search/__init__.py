@@ -1,0 +1,18 @@
+"""Game-agnostic search algorithms, one module per algorithm family.
+
+Every search has the shape ``search.<name>(game, state, **options) -> SearchResult``.
+"""
+
+from jaxgames.search.minimax import minimax, minimax_batch, solve
+from jaxgames.search.perft import PerftResult, distinct_positions, perft
+from jaxgames.search.result import SearchResult
+
+__all__ = [
+    "PerftResult",
+    "SearchResult",
+    "distinct_positions",
+    "minimax",
+    "minimax_batch",
+    "perft",
+    "solve",
+]

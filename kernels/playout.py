@@ -1,0 +1,201 @@
+"""Random playouts: many positions x many playouts, each lane stopping at its own terminal."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jaxgames.kernels.batched import leaf_values
+from jaxgames.kernels.expand import branch_weights
+from jaxgames.kernels.states import batch_size, repeat
+
+from jaxgames.game import Game
+
+
+class PlayoutResult(NamedTuple):
+    """Outcome of ``M`` random playouts from each of ``N`` positions."""
+
+    mean_utility: jax.Array  # float32[N, P]: mean final utility vector per position
+    mean_length: jax.Array  # float32[N]: mean number of steps played per position
+    utilities: jax.Array  # float32[N, M, P]: each playout's final utility
+    lengths: jax.Array  # int32[N, M]: each playout's number of steps
+    truncated: jax.Array  # bool[N, M]: stopped by ``max_steps`` before a terminal state
+
+
+def sample_actions(weights: jax.Array, uniform: jax.Array) -> jax.Array:
+    """Draw one branch per row with probability proportional to ``weights``.
+
+    Inverse-CDF sampling: the branch is the number of cumulative weights ``<= u * total``,
+    clamped to the last branch of positive weight, so a zero-weight branch (an illegal move,
+    an impossible outcome) is never drawn, even when rounding pushes ``u * total`` to
+    ``total``.
+
+    Args:
+        weights: float32[B, W], non-negative; each row has a positive entry.
+        uniform: float32[B] in [0, 1).
+
+    Returns:
+        int32[B].
+    """
+    cdf = jnp.cumsum(weights, axis=-1)  # [B, W]
+    threshold = uniform * cdf[:, -1]  # [B]
+    drawn = jnp.sum(cdf <= threshold[:, None], axis=-1)  # [B]
+    width = weights.shape[-1]
+    last_positive = width - 1 - jnp.argmax((weights > 0)[:, ::-1], axis=-1)  # [B]
+    return jnp.minimum(drawn, last_positive).astype(jnp.int32)
+
+
+def sample_legal(mask: jax.Array, uniform: jax.Array) -> jax.Array:
+    """Draw one legal action per row uniformly: the ``k``-th legal one, ``k = floor(u * n)``.
+
+    Integer-only, and cheaper than :func:`sample_actions` for decision nodes.
+
+    Args:
+        mask: bool[B, A], each row with a True entry (rows without one return 0).
+        uniform: float32[B] in [0, 1).
+
+    Returns:
+        int32[B].
+    """
+    count = mask.sum(axis=-1, dtype=jnp.int32)  # [B]
+    k = jnp.minimum((uniform * count).astype(jnp.int32), count - 1)  # [B]
+    ranks = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)  # [B, A]
+    return jnp.sum(ranks <= k[:, None], axis=-1, dtype=jnp.int32)
+
+
+def phase_sizes(lanes: int, min_lanes: int = 256, max_phases: int = 3) -> list[int]:
+    """Batch sizes of the successive phases of a playout loop: ``L, L/2, L/4, ...``.
+
+    Random games differ in length, and a lockstep loop runs as long as its longest lane, so
+    with one phase half the work of a batch goes to lanes that are already done. Each phase
+    runs until its live lanes fit in the next, smaller one; they are then compacted into it.
+    """
+    sizes = [lanes]
+    while len(sizes) < max_phases and sizes[-1] % 2 == 0 and sizes[-1] // 2 >= min_lanes:
+        sizes.append(sizes[-1] // 2)
+    return sizes
+
+
+def compaction_pays(max_steps: int, lanes: int) -> bool:
+    """Whether phased compaction is worth its extra compilation (measured on connect four
+    and tic-tac-toe: it pays for games of 20+ steps, costs for 9-step ones)."""
+    return max_steps >= 20 and lanes >= 512
+
+
+@functools.partial(jax.jit, static_argnums=(0, 2, 4, 5))
+def _playouts(
+    game: Game,
+    states: Any,
+    num_playouts: int,
+    key: jax.Array,
+    max_steps: int,
+    compact: bool = True,
+):
+    lanes = repeat(states, num_playouts)  # [L = N * M]
+    total = batch_size(lanes)
+    weights_of = jax.vmap(functools.partial(branch_weights, game))
+    legal_of = jax.vmap(game.legal_mask)
+    terminal_of = jax.vmap(game.terminal)
+    values_of = jax.vmap(functools.partial(leaf_values, game))
+
+    def body(carry):
+        lanes, done, length, t, key = carry
+        key, sub = jax.random.split(key)
+        uniform = jax.random.uniform(sub, (done.shape[0],))  # [S]
+        if game.num_chance_outcomes:
+            _, weights = weights_of(lanes)  # [S, W]: 1 per legal action, P(outcome) at chance
+            action = sample_actions(weights, uniform)
+        else:
+            action = sample_legal(legal_of(lanes), uniform)
+        stepped = jax.vmap(game.step)(lanes, action)
+        lanes = jax.tree.map(
+            lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (new.ndim - 1)), old, new),
+            stepped,
+            lanes,
+        )
+        length = length + (~done).astype(jnp.int32)
+        done = done | terminal_of(lanes)
+        return lanes, done, length, t + 1, key
+
+    values = jnp.zeros((total, game.num_players), jnp.float32)  # [L, P]
+    lengths = jnp.zeros((total,), jnp.int32)  # [L]
+    finished = jnp.zeros((total,), jnp.bool_)  # [L]
+    slot = jnp.arange(total, dtype=jnp.int32)  # [S]: which playout each lane is playing
+    done = terminal_of(lanes)
+    length = jnp.zeros((total,), jnp.int32)
+    t = jnp.int32(0)
+    sizes = phase_sizes(total) if compact else [total]
+    for phase in range(len(sizes)):
+        fits_next = sizes[phase + 1] if phase + 1 < len(sizes) else 0
+
+        def cond(carry, fits_next=fits_next):
+            _, done, _, t, _ = carry
+            return (t < max_steps) & (jnp.sum(~done) > fits_next)
+
+        lanes, done, length, t, key = jax.lax.while_loop(cond, body, (lanes, done, length, t, key))
+        # Record this phase's lanes (finished ones are final; the rest are overwritten later,
+        # or, after the last phase, scored by EVAL as cut off by max_steps).
+        values = values.at[slot].set(values_of(lanes), mode="drop")
+        lengths = lengths.at[slot].set(length, mode="drop")
+        finished = finished.at[slot].set(done, mode="drop")
+        if fits_next:
+            (live,) = jnp.nonzero(~done, size=fits_next, fill_value=0)  # [S_next]
+            real = jnp.arange(fits_next) < jnp.sum(~done)
+            lanes = jax.tree.map(lambda x, live=live: x[live], lanes)
+            slot = jnp.where(real, slot[live], total)  # padding lanes write nowhere
+            done = ~real
+            length = length[live]
+
+    n = total // num_playouts
+    utilities = values.reshape(n, num_playouts, -1)
+    lengths = lengths.reshape(n, num_playouts)
+    return PlayoutResult(
+        mean_utility=utilities.mean(axis=1),
+        mean_length=lengths.mean(axis=1, dtype=jnp.float32),
+        utilities=utilities,
+        lengths=lengths,
+        truncated=~finished.reshape(n, num_playouts),
+    )
+
+
+def playouts(
+    game: Game,
+    states: Any,
+    num_playouts: int,
+    key: jax.Array,
+    max_steps: int | None = None,
+    compact: bool | None = None,
+) -> PlayoutResult:
+    """Play ``num_playouts`` uniformly random games to the end from each of N states.
+
+    Decisions pick a legal action uniformly; chance nodes draw an outcome by
+    ``chance_probs``. All ``N * M`` lanes advance together in a ``lax.while_loop``; a lane
+    that reaches a terminal state stops changing. With ``compact`` the loop runs in phases
+    (:func:`phase_sizes`): once the live lanes fit in half the batch they are gathered into
+    it, so the long tail of a few long games does not drag the whole batch along.
+
+    Args:
+        game: the game.
+        states: a batch ``[N]`` of states.
+        num_playouts: playouts per state ``M``.
+        key: a JAX PRNG key.
+        max_steps: safety bound on the loop; defaults to ``game.max_game_length`` (games
+            whose graph has cycles must give one). A lane still running at the bound is
+            scored by ``evaluate`` and flagged ``truncated``.
+        compact: run in shrinking phases (see above); results are the same in distribution.
+            ``None`` (default) compacts when it pays: games that can last 20 steps or more,
+            and at least 512 lanes. Each phase compiles the loop body again.
+
+    Returns:
+        A :class:`PlayoutResult`.
+    """
+    if num_playouts < 1:
+        raise ValueError(f"playouts: num_playouts must be >= 1, got {num_playouts}")
+    steps = max_steps if max_steps is not None else game.max_game_length
+    if steps < 1:
+        raise ValueError(f"playouts: {game.name} has no max_game_length; pass max_steps")
+    if compact is None:
+        compact = compaction_pays(steps, batch_size(states) * num_playouts)
+    return _playouts(game, states, int(num_playouts), key, int(steps), bool(compact))

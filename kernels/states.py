@@ -1,0 +1,76 @@
+"""Helpers for batches of states: pytrees whose every leaf has a leading batch axis ``[B, ...]``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+States = Any  # a game's state pytree with a leading batch axis on every leaf
+
+
+def batch_size(states: States) -> int:
+    """The common leading dimension ``B`` of a batch of states."""
+    return int(jax.tree.leaves(states)[0].shape[0])
+
+
+def stack(state_list: list[Any]) -> States:
+    """A list of single states -> one batch ``[B, ...]`` (numpy leaves)."""
+    return jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *state_list)
+
+
+def unstack(states: States) -> list[Any]:
+    """A batch ``[B, ...]`` -> a list of B single states (numpy leaves)."""
+    states = to_numpy(states)
+    return [jax.tree.map(lambda x, i=i: x[i], states) for i in range(batch_size(states))]
+
+
+def take(states: States, index: Any) -> States:
+    """Gather states by index (or boolean mask) along the batch axis."""
+    return jax.tree.map(lambda x: x[index], states)
+
+
+def concat(batches: list[States]) -> States:
+    """Concatenate batches along the batch axis (numpy)."""
+    return jax.tree.map(lambda *xs: np.concatenate([np.asarray(x) for x in xs]), *batches)
+
+
+def repeat(states: States, times: int) -> States:
+    """Each state ``times`` times in a row: ``[B] -> [B * times]``."""
+    return jax.tree.map(lambda x: jnp.repeat(x, times, axis=0), states)
+
+
+def pad_to(states: States, size: int) -> States:
+    """Pad a batch to ``size`` by repeating its first state (numpy).
+
+    Kernels are compiled per input shape, so drivers pad their batches to a few fixed sizes.
+    """
+    n = batch_size(states)
+    if n == size:
+        return to_numpy(states)
+    if n > size:
+        raise ValueError(f"pad_to: batch of {n} is larger than {size}")
+    return jax.tree.map(
+        lambda x: np.concatenate([np.asarray(x), np.repeat(np.asarray(x)[:1], size - n, 0)]),
+        states,
+    )
+
+
+def to_numpy(states: States) -> States:
+    """Bring every leaf to host memory as a numpy array."""
+    return jax.tree.map(np.asarray, states)
+
+
+def state_keys(states: States) -> np.ndarray:
+    """One exact, hashable key per state: its leaves' bytes as a numpy void row ``[B]``.
+
+    Two states get the same key exactly when every leaf is equal, so deduplication by key
+    never merges different positions (unlike a hash, it cannot collide).
+    """
+    states = to_numpy(states)
+    n = batch_size(states)
+    rows = [np.ascontiguousarray(x).reshape(n, -1).view(np.uint8) for x in jax.tree.leaves(states)]
+    rows = np.ascontiguousarray(np.concatenate(rows, axis=1))
+    return rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
