@@ -58,7 +58,7 @@ def _typed(raw: str) -> Any:
     return raw
 
 
-def make(name: str, **params: Any) -> Game:
+def make(name: str, /, **params: Any) -> Game:
     """Make a game by name: ``make("connect4")``, ``make("connect4", width=5, height=4)``.
 
     ``name`` may also be a command-line spec such as ``"connect4:width=5,height=4"``;
