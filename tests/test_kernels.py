@@ -98,6 +98,10 @@ def test_batched_equals_unbatched(game, seed):
         got = np.asarray(getattr(kernels, name)(batch))
         for i, state in enumerate(states):
             np.testing.assert_allclose(got[i], np.asarray(f[name](state)), err_msg=name)
+    leaves = np.asarray(kernels.leaf_values(batch))
+    for i, state in enumerate(states):  # a leaf is scored by UTILITY if terminal, else EVAL
+        scorer = f["utility"] if bool(f["terminal"](state)) else f["evaluate"]
+        np.testing.assert_allclose(leaves[i], np.asarray(scorer(state)))
     actions = np.random.default_rng(seed).integers(0, game.num_actions, BATCH).astype(np.int32)
     stepped = unstack(kernels.step(batch, actions))
     for i, state in enumerate(states):

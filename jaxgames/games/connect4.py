@@ -367,6 +367,26 @@ class ConnectFour(Game):
             hash=jnp.asarray(key),
         )
 
+    def sample_positions(self) -> list[str]:
+        """A dozen positions in move notation: the empty board, openings, and middle- and
+        late-game positions from the public solvers' test sets (7x6 only)."""
+        if (self.width, self.height, self.connect) != (7, 6, 4):
+            return [""]
+        return [
+            "",
+            "4",
+            "44",
+            "4453",
+            "4455",
+            "3246313",
+            "44455554221",
+            "2416615552",
+            "274552224131661",
+            "5455174361263362",
+            "52753311433677442422121",
+            "2252576253462244111563365343671351441",
+        ]
+
     def format(self, state: ConnectFourState) -> str:
         """State -> grid, top row first, rows separated by ``/`` (``x`` = first player)."""
         grid = np.asarray(state.board).reshape(self.height, self.width)[::-1]

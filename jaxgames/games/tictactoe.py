@@ -236,6 +236,10 @@ class TicTacToe(Game):
             hash=jnp.asarray(key),
         )
 
+    def sample_positions(self) -> list[str]:
+        """A few positions as boards: the empty board, openings and a forced win."""
+        return [".../.../...", ".../.x./...", "x../.o./...", "xo./.x./...", "xx./oo./..."]
+
     def format(self, state: TicTacToeState) -> str:
         """State -> ``"x.o/.x./..o"`` (rows top to bottom, separated by ``/``)."""
         board = np.asarray(state.board)
