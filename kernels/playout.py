@@ -137,9 +137,12 @@ def _playouts(
         lanes, done, length, t, key = jax.lax.while_loop(cond, body, (lanes, done, length, t, key))
         # Record this phase's lanes (finished ones are final; the rest are overwritten later,
         # or, after the last phase, scored by EVAL as cut off by max_steps).
-        values = values.at[slot].set(values_of(lanes), mode="drop")
-        lengths = lengths.at[slot].set(length, mode="drop")
-        finished = finished.at[slot].set(done, mode="drop")
+        if len(sizes) == 1:  # lanes never moved: no scatter needed
+            values, lengths, finished = values_of(lanes), length, done
+        else:
+            values = values.at[slot].set(values_of(lanes), mode="drop")
+            lengths = lengths.at[slot].set(length, mode="drop")
+            finished = finished.at[slot].set(done, mode="drop")
         if fits_next:
             (live,) = jnp.nonzero(~done, size=fits_next, fill_value=0)  # [S_next]
             real = jnp.arange(fits_next) < jnp.sum(~done)
