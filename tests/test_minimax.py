@@ -65,12 +65,14 @@ def test_depth_limited_search_scores_the_cutoff_with_eval():
 def test_many_roots_at_once_equal_one_at_a_time():
     game = Nim(10)
     roots = [game.parse(str(n)) for n in range(1, 11)]
-    values, best, stats = minimax_batch(game, stack(roots), depth=4)
+    batch = minimax_batch(game, stack(roots), depth=4)
     for i, root in enumerate(roots):
         single = minimax(game, root, depth=4)
-        np.testing.assert_allclose(values[i], single.value)
-        assert best[i] == single.best_action
-    assert stats["nodes"] > len(roots)
+        np.testing.assert_allclose(batch.value[i], single.value)
+        assert batch.best_action[i] == single.best_action
+        assert batch.pv[i][batch.pv[i] >= 0].tolist() == single.pv
+        assert batch.nodes[i] == single.stats["nodes"]
+    assert batch.stats["nodes"] == batch.nodes.sum()
 
 
 @pytest.mark.parametrize("heap", [6, 11])

@@ -5,9 +5,10 @@ Every search has the shape ``search.<name>(game, state, **options) -> SearchResu
 
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
-from jaxgames.search.result import SearchResult
+from jaxgames.search.result import BatchSearchResult, SearchResult
 
 __all__ = [
+    "BatchSearchResult",
     "PerftResult",
     "SearchResult",
     "distinct_positions",

@@ -30,7 +30,7 @@ import numpy as np
 from jaxgames.game import CHANCE, Game
 from jaxgames.kernels import batch_size, batched, pad_to, stack, take
 from jaxgames.search.levels import Levels, expand_levels
-from jaxgames.search.result import SearchResult
+from jaxgames.search.result import BatchSearchResult, SearchResult
 
 
 def _bucket(n: int) -> int:
@@ -182,14 +182,15 @@ def minimax(
 
 def minimax_batch(
     game: Game, states: Any, depth: int, dedupe: bool = False, max_nodes: int = 50_000_000
-) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+) -> BatchSearchResult:
     """Depth-limited minimax of many roots at once (H-MINIMAX, segment backups).
 
     Args:
         states: a batch ``[N]`` of roots.
+        depth: plies below each root (>= 0).
 
     Returns:
-        (values float32[N, P], best actions int32[N] (-1 where none), stats).
+        A :class:`BatchSearchResult` (``pv`` has ``depth`` columns).
     """
     if depth < 0:
         raise ValueError(f"minimax: depth must be >= 0, got {depth}")
@@ -197,13 +198,32 @@ def minimax_batch(
     levels = expand_levels(game, states, depth, dedupe=dedupe, max_nodes=max_nodes)
     back = backup(game, levels)
     n = batch_size(states)
-    best = np.full(n, -1, np.int32)
-    if levels.edges:
-        chosen = back.best_edge[0]
-        has = chosen >= 0
-        best[has] = levels.edges[0].action[chosen[has]]
-    nodes = sum(batch_size(s) for s in levels.states)
-    return back.values[0], best, {"nodes": nodes, "time_s": time.perf_counter() - start}
+    pv = np.full((n, depth), -1, np.int32)
+    node = np.arange(n)  # where each root's PV stands, per level
+    alive = np.ones(n, bool)
+    for level, edges in enumerate(levels.edges):
+        edge = back.best_edge[level][node]
+        alive &= edge >= 0
+        safe = np.where(alive, edge, 0)
+        pv[alive, level] = edges.action[safe[alive]]
+        node = np.where(alive, edges.child[safe], 0)
+    # nodes per root: carry each node's root index down the levels (trees only; with dedupe
+    # a position can belong to several roots and is counted once, for the first)
+    root = np.arange(n)
+    counts = np.ones(n, np.int64)
+    for edges in levels.edges:
+        child_root = np.zeros(int(edges.child.max()) + 1 if edges.child.size else 0, np.int64)
+        child_root[edges.child[::-1]] = root[edges.parent[::-1]]
+        counts += np.bincount(child_root, minlength=n)
+        root = child_root
+    total = int(counts.sum())
+    return BatchSearchResult(
+        value=back.values[0],
+        best_action=pv[:, 0].copy() if depth else np.full(n, -1, np.int32),
+        pv=pv,
+        nodes=counts,
+        stats={"nodes": total, "time_s": time.perf_counter() - start},
+    )
 
 
 def solve(game: Game, state: Any, max_nodes: int = 50_000_000) -> SearchResult:

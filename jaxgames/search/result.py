@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -38,3 +38,22 @@ class SearchResult:
             return []
         best = np.nanmax(scores)
         return [int(a) for a in np.flatnonzero(legal & (scores >= best - tol))]
+
+
+class BatchSearchResult(NamedTuple):
+    """What a search found at each of N roots searched together.
+
+    Attributes:
+        value: float32[N, num_players], the backed-up utility vector of each root.
+        best_action: int32[N], the chosen root action (-1 at terminal roots).
+        pv: int32[N, L], each root's principal variation, padded with -1.
+        nodes: int64[N], nodes visited below each root (the root included).
+        stats: totals over the batch: ``nodes``, ``leaves``, ``time_s`` and
+            algorithm-specific counters.
+    """
+
+    value: np.ndarray
+    best_action: np.ndarray
+    pv: np.ndarray
+    nodes: np.ndarray
+    stats: dict[str, Any]
