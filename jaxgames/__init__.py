@@ -2,11 +2,59 @@
 
 Game rules are pure functions over fixed-shape arrays (:mod:`jaxgames.game`); the kernels in
 :mod:`jaxgames.kernels` lift them over batches; :mod:`jaxgames.search` runs the classic
-adversarial searches on top.
+adversarial searches on top; :func:`evaluate` runs a search over many positions.
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.registry import list_games, make, register
 
-__all__ = ["CHANCE", "Game", "GameError", "list_games", "make", "register"]
+
+def evaluate(
+    game: Game | str,
+    positions: Iterable[Any],
+    algorithm: str = "alphabeta",
+    depth: int = 4,
+    chunk_size: int | None = None,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Search every position; one row (a dict) per position, in input order.
+
+    See :func:`jaxgames.bulk.evaluate` (imported on first use, so ``import jaxgames`` stays
+    cheap).
+    """
+    from jaxgames import bulk
+
+    return bulk.evaluate(game, positions, algorithm, depth, chunk_size, **options)
+
+
+def iter_evaluate(
+    game: Game | str,
+    positions: Iterable[Any],
+    algorithm: str = "alphabeta",
+    depth: int = 4,
+    chunk_size: int | None = None,
+    **options: Any,
+) -> Iterator[dict[str, Any]]:
+    """Like :func:`evaluate`, yielding the rows as each chunk is done
+    (:func:`jaxgames.bulk.iter_evaluate`)."""
+    from jaxgames import bulk
+
+    return bulk.iter_evaluate(game, positions, algorithm, depth, chunk_size, **options)
+
+
+__all__ = [
+    "CHANCE",
+    "Game",
+    "GameError",
+    "evaluate",
+    "iter_evaluate",
+    "list_games",
+    "make",
+    "register",
+]
 __version__ = "0.1.0"

@@ -5,6 +5,7 @@
     jaxgames perft GAME [POSITION] DEPTH             count move sequences per ply
     jaxgames rollout GAME [FILE|-] --playouts N      random playouts from positions
     jaxgames solve GAME [POSITION]                   exact value and optimal moves
+    jaxgames evaluate GAME [FILE|-] --out FILE       search many positions, one row each
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Bad input gets
 one line on stderr naming what and where, and exit status 2. When a positions file has bad
@@ -14,8 +15,10 @@ lines, they are reported and the good ones processed (exit status 1), unless ``-
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -198,6 +201,255 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- evaluate
+KILL_AFTER_CHUNKS = "JAXGAMES_TEST_KILL_AFTER_CHUNKS"
+"""Test hook: the process SIGKILLs itself right after flushing this many chunks."""
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Search positions in chunks and write one row per position, resuming a killed run.
+
+    Rows go to ``--out`` (JSONL, or CSV with ``--format csv`` or an ``.csv`` name) or to
+    stdout, in input order, flushed after every chunk. Re-running with the same ``--out``
+    keeps its complete rows (a partial last line is cut off), checks that they are the first
+    positions of this input, and goes on after them. The summary line goes to stderr, and a
+    progress bar too when stderr is a terminal. With ``--distributed`` every process of a JAX
+    multi-process run takes its contiguous slice of the positions and writes ``OUT.partK``.
+    """
+    from jaxgames import bulk
+
+    if args.depth < 0:
+        raise UsageError(f"evaluate: --depth must be >= 0, got {args.depth}")
+    if args.chunk is not None and args.chunk < 1:
+        raise UsageError(f"evaluate: --chunk must be >= 1, got {args.chunk}")
+    if args.distributed and not args.out:
+        raise UsageError("evaluate: --distributed needs --out (process K writes OUT.partK)")
+    # joining the multi-process runtime must come before anything else touches JAX
+    index, count = bulk.initialize_distributed() if args.distributed else (0, 1)
+    game = _game(args.game)
+    fmt = args.format or (
+        ("csv" if args.out.lower().endswith(".csv") else "jsonl") if args.out else "table"
+    )
+    if fmt == "table" and args.out:
+        raise UsageError("evaluate: --format table is for the terminal; use jsonl or csv")
+    bulk.batch_search(args.algo)  # an unknown algorithm fails before any output is touched
+    cols = bulk.columns(game)
+    chunk_size = args.chunk or bulk.DEFAULT_CHUNK_SIZE
+
+    bad: list[BadLine] = []
+    positions: Any = read_positions(game, args.file, strict=args.strict, bad=bad)
+    total = _count_positions(game, args.file) if sys.stderr.isatty() else None  # for the bar
+    out_path = args.out
+    if args.distributed:
+        texts = bulk.process_slice([p.text for p in positions], index, count)
+        positions, total = iter(texts), len(texts)
+        out_path = bulk.part_path(args.out, index, count)
+    if index == 0:
+        _report_bad(bad)  # bad lines found so far (all of them, when distributed)
+    bad_reported = len(bad)
+
+    done: list[dict[str, Any]] = []
+    has_header = False
+    created = bool(out_path) and not os.path.exists(out_path)
+    if out_path:
+        done, has_header = _existing_rows(out_path, fmt, cols)
+        _check_resume(out_path, done, positions, args)
+    out: Any = sys.stdout
+    if out_path:
+        out = open(out_path, "a", encoding="utf-8", newline="")  # noqa: SIM115 (closed below)
+    try:
+        writer = csv.DictWriter(out, fieldnames=cols, lineterminator="\n") if fmt == "csv" else None
+        if writer is not None and not has_header:
+            writer.writeheader()
+            out.flush()
+        if fmt == "table":
+            out.write(_table_line({c: c for c in cols}, cols) + "\n")
+        progress = _Progress(None if total is None else max(total - len(done), 0))
+        kill_after = int(os.environ.get(KILL_AFTER_CHUNKS, "0") or 0)
+        chunks = bulk.iter_chunks(game, positions, args.algo, args.depth, chunk_size)
+        seconds: list[float] = []
+        sizes: list[int] = []
+        nodes: list[int] = []
+        for chunk in chunks:
+            for row in chunk.rows:
+                if writer is not None:
+                    writer.writerow(row)
+                elif fmt == "table":
+                    out.write(_table_line(row, cols) + "\n")
+                else:
+                    out.write(json.dumps(row) + "\n")
+            out.flush()
+            seconds.append(chunk.seconds)
+            sizes.append(len(chunk.rows))
+            nodes.append(chunk.nodes)
+            if kill_after and len(seconds) == kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+            progress.update(sum(sizes), sum(seconds))
+        progress.close()
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    if index == 0:
+        _report_bad(bad[bad_reported:])
+    if not sizes and not done:
+        if created:
+            os.remove(out_path)  # leave no empty file behind
+        raise GameError("evaluate: no valid positions to evaluate")
+    who = f"process {index} of {count}: " if args.distributed else ""
+    summary = _evaluate_summary(seconds, sizes, nodes, len(done), out_path)
+    print(f"jaxgames: {who}{summary}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+_TABLE_WIDTHS = {"position": 38, "to_move": 7, "value": 8, "score": 5, "best_move": 9, "nodes": 8}
+
+
+def _table_line(row: dict[str, Any], cols: list[str]) -> str:
+    """One aligned line of the terminal table (numbers right-aligned, text cut to width)."""
+    cells = []
+    for col in [c for c in cols if c != "pv"] + ["pv"]:  # the PV, of any length, goes last
+        if col in ("depth", "algorithm"):
+            continue
+        value = row[col]
+        if isinstance(value, float):
+            value = f"{value:+.4f}"
+        text = str(value)
+        width = _TABLE_WIDTHS.get(col)
+        if width is None:  # the PV takes what it needs
+            cells.append(text)
+            continue
+        if len(text) > width:
+            text = text[: width - 1] + "…"
+        cells.append(text.ljust(width) if col == "position" else text.rjust(width))
+    return " ".join(cells)
+
+
+def _count_positions(game: Game, path: str | None) -> int | None:
+    """Lines that may hold a position (for the progress bar); None when unknown (stdin)."""
+    if path is None:
+        return len(game.sample_positions())
+    if path == "-":
+        return None
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return sum(1 for line in f if line.strip() and not line.lstrip().startswith("#"))
+    except OSError:
+        return None  # read_positions reports it
+
+
+def _existing_rows(path: str, fmt: str, cols: list[str]) -> tuple[list[dict[str, Any]], bool]:
+    """The complete rows already in ``path``, and whether it starts with the CSV header.
+
+    A last line without its newline (left by a run killed while writing) is cut off.
+    """
+    if not os.path.exists(path):
+        return [], False
+    rows: list[dict[str, Any]] = []
+    has_header, keep = False, 0
+    foreign = f"{path}: not an output of `jaxgames evaluate --format {fmt}`"
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.endswith(b"\n"):
+                break  # the partial line of a killed run
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+                if fmt == "csv":
+                    fields = next(csv.reader([line]))
+                    if number == 1:
+                        if fields != cols:
+                            raise ValueError
+                        has_header = True
+                    elif len(fields) == len(cols):
+                        rows.append(dict(zip(cols, fields, strict=True)))
+                    else:
+                        raise ValueError
+                else:
+                    row = json.loads(line)
+                    if not isinstance(row, dict) or not isinstance(row.get("position"), str):
+                        raise ValueError
+                    rows.append(row)
+            except (ValueError, StopIteration):
+                raise GameError(f"{foreign} (line {number}); choose another --out") from None
+            keep += len(raw)
+    if keep < os.path.getsize(path):
+        with open(path, "r+b") as handle:
+            handle.truncate(keep)
+    return rows, has_header
+
+
+def _check_resume(path: str, done: list[dict[str, Any]], positions: Any, args: Any) -> None:
+    """Consume the first ``len(done)`` input positions, checking they are those of ``done``."""
+    for number, row in enumerate(done, start=1):
+        if str(row.get("depth")) != str(args.depth) or row.get("algorithm") != args.algo:
+            raise GameError(
+                f"{path}: row {number} is {row.get('algorithm')} at depth {row.get('depth')}, "
+                f"not {args.algo} at depth {args.depth}; choose another --out"
+            )
+        item = next(positions, None)
+        text = item if isinstance(item, str) or item is None else item.text
+        if text != row["position"]:
+            raise GameError(
+                f"{path}: the output file belongs to other input (row {number} is position "
+                f"{row['position']!r}, input position {number} is "
+                f"{'missing' if text is None else repr(text)}); choose another --out"
+            )
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int | None) -> None:
+        self.total = total
+        self.shown = sys.stderr.isatty()
+
+    def update(self, done: int, seconds: float) -> None:
+        if not self.shown:
+            return
+        rate = f"{done / seconds:,.0f} positions/s" if seconds > 0 else ""
+        if self.total:
+            filled = min(30, 30 * done // self.total)
+            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done:,}/{self.total:,}"
+        else:
+            bar = f"{done:,} positions"
+        sys.stderr.write(f"\r{bar}  {rate}\x1b[K")  # \x1b[K: clear the rest of the line
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _evaluate_summary(
+    seconds: list[float], sizes: list[int], nodes: list[int], resumed: int, path: str | None
+) -> str:
+    """Positions, time, rates (overall and after the first chunk), devices: one line."""
+    import jax
+
+    devices = jax.local_device_count()
+    parts = []
+    if resumed:
+        parts.append(f"{resumed:,} positions already in {path}")
+    if not sizes:
+        parts.append("nothing left to evaluate")
+    else:
+        total_s, done, visited = sum(seconds), sum(sizes), sum(nodes)
+        parts.append(
+            f"{done:,} positions in {total_s:.2f} s: {done / total_s:,.1f} positions/s, "
+            f"{visited / total_s:,.0f} nodes/s"
+        )
+        first = f"first chunk (with compilation) {seconds[0]:.2f} s"
+        if len(sizes) > 1:
+            later_s = sum(seconds[1:])
+            first += (
+                f", then {sum(sizes[1:]) / later_s:,.1f} positions/s, "
+                f"{sum(nodes[1:]) / later_s:,.0f} nodes/s"
+            )
+        parts.append(first)
+    parts.append(f"{jax.default_backend()}, {devices} device{'s' if devices > 1 else ''}")
+    return "; ".join(parts)
+
+
 def _report_bad(bad: list[BadLine]) -> None:
     for line in bad:
         print(f"jaxgames: skipped {line.source}: {line.message}", file=sys.stderr)
@@ -237,6 +489,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("position", nargs="?")
     p.add_argument("--max-nodes", type=int, default=50_000_000)
     p.set_defaults(run=cmd_solve)
+
+    p = sub.add_parser("evaluate", help="search many positions, one output row each")
+    p.add_argument("game")
+    p.add_argument("file", nargs="?", help="positions, one a line ('-': stdin; none: sample)")
+    p.add_argument("--depth", type=int, default=4, help="plies searched below each position")
+    p.add_argument("--algo", choices=["alphabeta", "minimax"], default="alphabeta")
+    p.add_argument("--out", help="write rows here (resumes what is there); default stdout")
+    p.add_argument(
+        "--format",
+        choices=["jsonl", "csv", "table"],
+        help="default: a table on stdout; with --out, csv for *.csv, else jsonl",
+    )
+    p.add_argument("--chunk", type=int, default=None, help="positions per batch search (1024)")
+    p.add_argument("--strict", action="store_true", help="stop at the first bad line")
+    p.add_argument(
+        "--distributed", action="store_true", help="one process of a JAX multi-process run"
+    )
+    p.set_defaults(run=cmd_evaluate)
     return parser
 
 
@@ -253,6 +523,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("jaxgames: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout closed early (`jaxgames evaluate ... | head`): quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ input shape.
 from jaxgames.kernels.batched import Batched, batched, leaf_values
 from jaxgames.kernels.expand import Frontier, expand, expand_all
 from jaxgames.kernels.playout import PlayoutResult, playouts, sample_actions, sample_legal
+from jaxgames.kernels.sharding import batch_sharding, local_mesh, shard_batch, shard_multiple
 from jaxgames.kernels.states import (
     batch_size,
     concat,
@@ -24,17 +25,21 @@ __all__ = [
     "Batched",
     "Frontier",
     "PlayoutResult",
+    "batch_sharding",
     "batch_size",
     "batched",
     "concat",
     "expand",
     "expand_all",
     "leaf_values",
+    "local_mesh",
     "pad_to",
     "playouts",
     "repeat",
     "sample_actions",
     "sample_legal",
+    "shard_batch",
+    "shard_multiple",
     "stack",
     "state_keys",
     "take",

@@ -1,11 +1,15 @@
 """The command line: every subcommand, and bad input reported in one line with exit status 2."""
 
+import csv
 import json
+import os
+import signal
 import subprocess
 import sys
 
 import pytest
 
+import jaxgames
 from jaxgames.cli import main
 
 
@@ -108,3 +112,176 @@ def test_the_installed_command_prints_no_traceback():
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------- evaluate
+EVAL_ARGS = ["--algo", "minimax", "--depth", "1", "--chunk", "2"]
+EVAL_POSITIONS = ["4453", "44", "3246313", "4455", "2416615552", "4"]
+
+
+def evaluate_rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def positions_file(tmp_path):
+    path = tmp_path / "positions.txt"
+    path.write_text("\n".join(EVAL_POSITIONS) + "\n")
+    return path
+
+
+@pytest.fixture
+def clean_run(capsys, tmp_path, positions_file):
+    """The output of one uninterrupted run over ``positions_file``."""
+    out = tmp_path / "clean.jsonl"
+    status, _, _ = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 0
+    return out.read_text()
+
+
+def test_evaluate_writes_rows_in_input_order_with_a_summary(capsys, tmp_path, positions_file):
+    out = tmp_path / "rows.jsonl"
+    status, stdout, err = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 0 and stdout == ""
+    rows = evaluate_rows(out)
+    assert [r["position"] for r in rows] == EVAL_POSITIONS
+    assert rows == jaxgames.evaluate("connect4", EVAL_POSITIONS, "minimax", depth=1, chunk_size=2)
+    assert err.count("\n") == 1 and "6 positions in" in err and "nodes/s" in err
+    assert "first chunk (with compilation)" in err
+
+
+def test_evaluate_without_out_writes_rows_to_stdout(capsys, positions_file):
+    argv = ("evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--format", "jsonl")
+    status, stdout, _ = run(capsys, *argv)
+    assert status == 0
+    assert [json.loads(line)["position"] for line in stdout.splitlines()] == EVAL_POSITIONS
+
+
+def test_evaluate_prints_a_table_by_default(capsys, positions_file):
+    status, stdout, _ = run(capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS)
+    assert status == 0
+    lines = stdout.splitlines()
+    assert lines[0].split() == ["position", "to_move", "value", "score", "best_move", "nodes", "pv"]
+    assert [line.split()[0] for line in lines[1:]] == EVAL_POSITIONS
+    status, _, err = run(capsys, "evaluate", "connect4", "--format", "table", "--out", "x.txt")
+    assert status == 2 and "--format table is for the terminal" in err
+
+
+def test_evaluate_reports_bad_lines_and_strict_stops(capsys, tmp_path):
+    positions = tmp_path / "positions.txt"
+    positions.write_text("# comment\n4453\n44x\n\n4455\t18\n48\n44\n")
+    out = tmp_path / "rows.jsonl"
+    status, _, err = run(
+        capsys, "evaluate", "connect4", str(positions), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 1
+    assert f"{positions}:3:" in err and f"{positions}:6:" in err
+    assert [r["position"] for r in evaluate_rows(out)] == ["4453", "4455", "44"]
+    strict = ["--strict", "--out", str(tmp_path / "strict.jsonl")]
+    status, _, err = run(capsys, "evaluate", "connect4", str(positions), *EVAL_ARGS, *strict)
+    assert status == 2 and err.count("\n") == 1 and f"{positions}:3:" in err
+
+
+def test_evaluate_csv_has_a_header_and_the_row_columns(capsys, tmp_path, positions_file):
+    out = tmp_path / "rows.csv"  # the name picks the format
+    status, _, _ = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 0
+    rows = list(csv.DictReader(out.open()))
+    header = out.read_text().splitlines()[0]
+    assert header == "position,to_move,value,score,best_move,pv,nodes,depth,algorithm"
+    assert [r["position"] for r in rows] == EVAL_POSITIONS
+    assert all(r["algorithm"] == "minimax" and r["depth"] == "1" for r in rows)
+    # resuming a CSV file adds no second header
+    status, _, err = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 0 and "6 positions already in" in err
+    assert out.read_text().count("position,") == 1
+
+
+def test_evaluate_the_built_in_sample(capsys):
+    status, stdout, _ = run(
+        capsys, "evaluate", "tictactoe", "--algo", "minimax", "--depth", "1", "--format", "csv"
+    )
+    assert status == 0
+    rows = list(csv.DictReader(stdout.splitlines()))
+    assert [r["position"] for r in rows] == jaxgames.make("tictactoe").sample_positions()
+
+
+def test_evaluate_resume_after_a_kill_equals_one_clean_run(
+    capsys, tmp_path, positions_file, clean_run
+):
+    out = tmp_path / "rows.jsonl"
+    argv = ["evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)]
+    env = dict(os.environ, JAXGAMES_TEST_KILL_AFTER_CHUNKS="2")
+    proc = subprocess.run([sys.executable, "-m", "jaxgames", *argv], env=env, capture_output=True)
+    assert proc.returncode == -signal.SIGKILL
+    assert [r["position"] for r in evaluate_rows(out)] == EVAL_POSITIONS[:4]  # 2 chunks of 2
+    status, _, err = run(capsys, *argv)
+    assert status == 0 and "4 positions already in" in err and "2 positions in" in err
+    assert out.read_text() == clean_run
+
+
+def test_evaluate_resume_cuts_off_a_partial_last_line(capsys, tmp_path, positions_file, clean_run):
+    out = tmp_path / "rows.jsonl"
+    lines = clean_run.splitlines(keepends=True)
+    out.write_text("".join(lines[:3]) + lines[3][:20])  # killed while writing row 4
+    status, _, err = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 0 and "3 positions already in" in err
+    assert out.read_text() == clean_run
+
+
+ROW = '{{"position": "{}", "depth": {}, "algorithm": "minimax"}}\n'
+
+
+@pytest.mark.parametrize(
+    "existing, words",
+    [
+        (ROW.format("4453", 1) + ROW.format("4455", 1), "belongs to other input"),
+        ("position,to_move\n", "not an output of `jaxgames evaluate --format jsonl`"),
+        (ROW.format("4453", 3), "minimax at depth 3, not minimax at depth 1"),
+    ],
+)
+def test_evaluate_refuses_an_output_file_of_other_input(
+    capsys, tmp_path, positions_file, existing, words
+):
+    out = tmp_path / "rows.jsonl"
+    out.write_text(existing)
+    status, _, err = run(
+        capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 2 and err.count("\n") == 1 and words in err
+    assert out.read_text() == existing  # left as it was
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--algo", "negascout"], "invalid choice"),
+        (["--depth", "-1"], "--depth must be >= 0"),
+        (["--chunk", "0"], "--chunk must be >= 1"),
+        (["--format", "xml"], "invalid choice"),
+        (["--distributed"], "--distributed needs --out"),
+    ],
+)
+def test_evaluate_bad_options_get_one_line(capsys, argv, words):
+    status, _, err = run(capsys, "evaluate", "connect4", *argv)
+    assert status == 2 and err.count("\n") == 1 and words in err
+
+
+def test_evaluate_with_no_valid_position_leaves_no_file(capsys, tmp_path):
+    positions = tmp_path / "positions.txt"
+    positions.write_text("48\n")
+    out = tmp_path / "rows.jsonl"
+    status, _, err = run(
+        capsys, "evaluate", "connect4", str(positions), *EVAL_ARGS, "--out", str(out)
+    )
+    assert status == 2 and "no valid positions" in err and not out.exists()

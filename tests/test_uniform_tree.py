@@ -46,7 +46,12 @@ def ref_leaves(b: int, d: int, seed: int, ordering: str, r: int) -> list[int]:
         for i, m in enumerate(values):
             for a in range(b):
                 c = i * b + a
-                nxt.append(-m if a == best else -m + 1 + ref_hash(seed, t + 1, c) % r)
+                if a == best:
+                    nxt.append(-m)
+                elif ordering == "best":
+                    nxt.append(-m + 1 + ref_hash(seed, t + 1, c) % r)
+                else:  # worst: children improve in order, gaps b^floor((k - 1) / 2)
+                    nxt.append(-m + (b - 1 - a) * b ** ((d - t - 1) // 2))
         values = nxt
     return [m if d % 2 == 0 else -m for m in values]
 
@@ -55,8 +60,9 @@ def ref_leaves(b: int, d: int, seed: int, ordering: str, r: int) -> list[int]:
 PAD = 256  # every batch is padded to this size, so op-by-op dispatch reuses one compiled shape
 
 
-def levels(game, jit=False):
-    """Expand the whole tree level by level through the protocol (children in action order:
+def levels(game, jit=False, root=None):
+    """Expand the whole tree below ``root`` (default ``game.init()``) level by level through
+    the protocol (children in action order:
     child ``a`` of node ``i`` of a level is node ``i * A + a`` of the next).
 
     Returns a list of per-level dicts of numpy arrays: state fields, terminal, legal, player,
@@ -77,7 +83,8 @@ def levels(game, jit=False):
     info_b, step_b = jax.vmap(info), jax.vmap(game.step)
     if jit:
         info_b, step_b = jax.jit(info_b), jax.jit(step_b)
-    states = jax.tree.map(lambda x: np.asarray(x)[None], game.init())
+    start = game.init() if root is None else root
+    states = jax.tree.map(lambda x: np.asarray(x)[None], start)
     out = []
     while True:
         n = len(states.depth)
@@ -193,7 +200,7 @@ def test_alphabeta_visits_minimal_tree_under_best_ordering(b, d):
         if ordering != "random":
             assert value == float(tree[0]["state"].value[0])
     assert counts["best"] == minimal
-    assert counts["worst"] > minimal and counts["random"] >= minimal
+    assert counts["worst"] == b**d and counts["random"] >= minimal
     assert max(counts.values()) <= b**d
 
 
@@ -283,3 +290,56 @@ def test_traced_step_is_safe():
         assert int(inner.depth) == 1 and 0 <= int(inner.index) < 3
     assert np.allclose(game.evaluate(game.init()), 0)
     assert np.allclose(game.evaluate(leaf), game.utility(leaf))
+
+
+# ---------------------------------------------------------------------- many trees, one game
+def fields(state):
+    return tuple(int(x) for x in state)
+
+
+@pytest.mark.parametrize("ordering", ["random", "best", "worst"])
+def test_root_of_another_seed_walks_that_tree(ordering):
+    """``game.root(s)`` under one game walks exactly the tree of ``UniformTree(seed=s)``:
+    same leaf values and same hash keys, level by level; the state carries the seed."""
+    game = UniformTree(branching=3, depth=3, seed=1, ordering=ordering, value_range=30)
+    assert fields(game.init()) == fields(game.root(1)) == fields(game.root(1 + 2**32))
+    assert game.init().seed.dtype == jnp.uint32 and int(game.root(-1).seed) == 2**32 - 1
+    for seed in (2, 77, 2**32 - 3):
+        other = UniformTree(branching=3, depth=3, seed=seed, ordering=ordering, value_range=30)
+        mine, theirs = levels(game, root=game.root(seed)), levels(other)
+        for a, b in zip(mine, theirs, strict=True):
+            assert np.array_equal(a["utility"], b["utility"])
+            assert np.array_equal(a["hash"], b["hash"])
+            assert np.array_equal(a["state"].value, b["state"].value)
+            assert (a["state"].seed == seed % 2**32).all()
+        assert mine[-1]["utility"][:, 0].tolist() == ref_leaves(3, 3, seed, ordering, 30)
+    first, second = levels(game, root=game.root(5)), levels(game, root=game.root(6))
+    assert not np.array_equal(first[-1]["hash"], second[-1]["hash"])  # the seed is in the key
+
+
+def test_roots_batch_equals_single_roots():
+    game = UniformTree(branching=2, depth=4, seed=9, ordering="best")
+    seeds = [0, 1, 9, 2**32 + 9, -5, 123456789]
+    batch = game.roots(seeds)
+    assert all(isinstance(x, np.ndarray) and x.shape == (6,) for x in batch)
+    assert batch.seed.dtype == np.uint32 and batch.depth.dtype == np.int32
+    for i, seed in enumerate(seeds):
+        assert tuple(int(x[i]) for x in batch) == fields(game.root(seed))
+    assert fields(jax.tree.map(lambda x: x[2], batch)) == fields(game.init())
+    stepped = jax.vmap(game.step)(batch, jnp.ones(6, jnp.int32))
+    for i, seed in enumerate(seeds):
+        assert tuple(int(x[i]) for x in stepped) == fields(game.step(game.root(seed), 1))
+    assert game.roots([]).seed.shape == (0,)
+    with pytest.raises(GameError, match="seed"):
+        game.root(1.5)
+    with pytest.raises(GameError, match="seed"):
+        game.roots([1, "2"])
+
+
+def test_parse_and_format_name_nodes_of_the_games_own_tree():
+    game = UniformTree(branching=3, depth=3, seed=4, ordering="best")
+    other = game.step(game.step(game.root(8), 2), 0)
+    assert game.format(other) == "2.0"  # the path alone; the seed is not written
+    back = game.parse("2.0")
+    assert int(back.seed) == 4 and int(back.index) == int(other.index)
+    assert fields(back) == fields(game.step(game.step(game.init(), 2), 0))

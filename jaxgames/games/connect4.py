@@ -152,6 +152,7 @@ class ConnectFour(Game):
         centre = np.zeros((width,), np.float32)
         centre[(width - 1) // 2] = centre[width // 2] = 1.0
         self._centre_bonus = np.tile(centre, height)  # [cells]
+        self._centre_order = -np.abs(np.arange(width) - (width - 1) / 2).astype(np.float32)
 
     # ------------------------------------------------------------------ protocol (traced)
     def init(self) -> ConnectFourState:
@@ -226,6 +227,11 @@ class ConnectFour(Game):
         raw = raw + jnp.sum(stone * jnp.asarray(self._centre_bonus))
         e = jnp.tanh(raw / 16.0) / (2.0 * self.max_score)
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
+
+    def move_order_scores(self, state: ConnectFourState) -> jax.Array:
+        """float32[W]: centre columns first (``-|col - centre|``); no move is a capture, so
+        every score is <= 0 and only breaks ties among the search's own orderings."""
+        return jnp.asarray(self._centre_order)
 
     def hash(self, state: ConnectFourState) -> jax.Array:
         """uint32[2]: the Zobrist key (cells x stones, plus a key when ``o`` is to move)."""

@@ -3,6 +3,7 @@
 Every search has the shape ``search.<name>(game, state, **options) -> SearchResult``.
 """
 
+from jaxgames.search.alphabeta import ProbCut, alphabeta, alphabeta_batch, fit_probcut
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -11,6 +12,10 @@ __all__ = [
     "BatchSearchResult",
     "PerftResult",
     "SearchResult",
+    "alphabeta",
+    "alphabeta_batch",
+    "fit_probcut",
+    "ProbCut",
     "distinct_positions",
     "minimax",
     "minimax_batch",

@@ -75,8 +75,14 @@ class Backup(NamedTuple):
     best_edge: list[np.ndarray]  # best_edge[l]: int32[N_l], -1 at leaves and chance nodes
 
 
-def backup(game: Game, levels: Levels) -> Backup:
-    """Back values up from the deepest level to the roots (see module docstring)."""
+def backup(game: Game, levels: Levels, deepest: np.ndarray | None = None) -> Backup:
+    """Back values up from the deepest level to the roots (see module docstring).
+
+    Args:
+        deepest: float32[N_last, P], values of the deepest level's nodes; by default they
+            are scored as leaves (UTILITY or EVAL). A host driver passes the values of
+            searches below them.
+    """
     kernels = batched(game)
 
     def on_device(fn, states):
@@ -87,7 +93,9 @@ def backup(game: Game, levels: Levels) -> Backup:
     depth = len(levels.edges)
     values: list[np.ndarray] = [None] * (depth + 1)  # type: ignore[list-item]
     best_edge: list[np.ndarray] = [None] * (depth + 1)  # type: ignore[list-item]
-    values[depth] = on_device(kernels.leaf_values, levels.states[depth])
+    if deepest is None:
+        deepest = on_device(kernels.leaf_values, levels.states[depth])
+    values[depth] = deepest
     best_edge[depth] = np.full(batch_size(levels.states[depth]), -1, np.int32)
     for level in range(depth - 1, -1, -1):
         states, edges = levels.states[level], levels.edges[level]

@@ -1,0 +1,331 @@
+"""Bulk evaluation: many positions through a batch search, in chunks, one row per position.
+
+    rows = jaxgames.evaluate("connect4", ["4453", "4455"], algorithm="alphabeta", depth=4)
+
+Positions stream through in chunks of ``chunk_size`` (default :data:`DEFAULT_CHUNK_SIZE`,
+1024: the memory of a chunk's search, not of the whole input, bounds what is held). Each
+chunk is stacked into one batch, padded to a fixed size (so the search's kernels compile once
+for all chunks), spread over the local devices (:func:`jaxgames.kernels.shard_batch`) when
+there is more than one, and handed to ``jaxgames.search.<algorithm>_batch(game, states,
+depth, **options)``; the padding rows are dropped. A first chunk that is also the last (the
+whole input is smaller than a chunk) is padded only to the next power of two.
+
+Positions may be given as
+
+* strings in the game's notation, parsed with ``game.parse`` (``position`` is the string);
+* :class:`jaxgames.positions.Position` records, as :func:`jaxgames.positions.read_positions`
+  yields them (``position`` is their text, the state is used as parsed);
+* parsed states (one state each, not batched; ``position`` is ``game.format(state)``).
+
+Every row is a JSON-serialisable dict, in input order:
+
+* ``position``: the position as given;
+* ``to_move``: the player whose value ``value`` is: the player to move at the root, or 0 at a
+  terminal root or a chance node;
+* ``value``: the root's backed-up value for ``to_move``, on the game's utility scale (at a
+  terminal root: the utility of player 0);
+* ``score``: only for games with ``score_from_value``: ``game.score_from_value(value)``
+  (connect four: the public solvers' distance score of a win or loss proven within the
+  depth; 0 otherwise, as the heuristic's values all round to 0);
+* ``best_move``: the chosen move in the game's notation (``""`` at a terminal root or a chance
+  node, or at depth 0);
+* ``pv``: the principal variation, moves in the game's notation separated by spaces;
+* ``nodes``: nodes the search visited below the root (the root included);
+* ``depth``, ``algorithm``: what was run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import numpy as np
+
+from jaxgames.game import CHANCE, Game, GameError
+from jaxgames.positions import Position
+
+DEFAULT_CHUNK_SIZE = 1024
+"""Positions per chunk: one batch search at a time, and one flush of the CLI's output."""
+
+
+class Chunk(NamedTuple):
+    """The rows of one chunk and what it cost."""
+
+    rows: list[dict[str, Any]]
+    seconds: float  # wall time: reading, search and rows (the first chunk's includes compiling)
+    nodes: int  # nodes visited below the chunk's roots (padding rows excluded)
+
+
+# ---------------------------------------------------------------- algorithms and columns
+def known_algorithms() -> list[str]:
+    """The algorithms bulk evaluation can run: every ``jaxgames.search.<name>_batch``."""
+    import jaxgames.search as search
+
+    return sorted(
+        name[: -len("_batch")]
+        for name in dir(search)
+        if name.endswith("_batch") and callable(getattr(search, name))
+    )
+
+
+def batch_search(algorithm: str) -> Callable[..., Any]:
+    """``jaxgames.search.<algorithm>_batch``, or a one-line :class:`GameError`."""
+    import jaxgames.search as search
+
+    fn = getattr(search, f"{algorithm}_batch", None)
+    if not callable(fn):
+        known = ", ".join(known_algorithms()) or "none"
+        raise GameError(f"evaluate: unknown algorithm {algorithm!r}; known: {known}")
+    return fn
+
+
+def columns(game: Game) -> list[str]:
+    """The fields of a row, in order (``score`` only for games that have one)."""
+    names = ["position", "to_move", "value", "score", "best_move", "pv", "nodes"]
+    if not hasattr(game, "score_from_value"):
+        names.remove("score")
+    return [*names, "depth", "algorithm"]
+
+
+# ---------------------------------------------------------------- evaluation
+def evaluate(
+    game: Game | str,
+    positions: Iterable[Any],
+    algorithm: str = "alphabeta",
+    depth: int = 4,
+    chunk_size: int | None = None,
+    *,
+    distributed: bool = False,
+    **options: Any,
+) -> list[dict[str, Any]]:
+    """Search every position and return one row per position, in input order.
+
+    Args:
+        game: a :class:`Game`, or a name or spec string (``"connect4:width=5,height=4"``).
+        positions: strings, :class:`~jaxgames.positions.Position` records or parsed states
+            (see the module docstring).
+        algorithm: ``"alphabeta"``, ``"minimax"``, ... (see :func:`known_algorithms`).
+        depth: plies searched below each root (>= 0).
+        chunk_size: positions per batch search (default :data:`DEFAULT_CHUNK_SIZE`).
+        distributed: run under JAX's multi-process runtime (:func:`initialize_distributed`)
+            and evaluate only this process's contiguous slice of the positions; the rows
+            returned are that slice's.
+        **options: passed to the batch search (e.g. ``max_nodes`` for minimax).
+
+    Raises:
+        GameError: unknown game or algorithm, a position that does not parse, a bad depth or
+            chunk size.
+    """
+    rows = iter_evaluate(
+        game, positions, algorithm, depth, chunk_size, distributed=distributed, **options
+    )
+    return list(rows)
+
+
+def iter_evaluate(
+    game: Game | str,
+    positions: Iterable[Any],
+    algorithm: str = "alphabeta",
+    depth: int = 4,
+    chunk_size: int | None = None,
+    *,
+    distributed: bool = False,
+    **options: Any,
+) -> Iterator[dict[str, Any]]:
+    """Like :func:`evaluate`, but yields the rows one by one as each chunk is done.
+
+    The arguments are checked at the call, before the first row is asked for.
+    """
+    chunks = iter_chunks(
+        game, positions, algorithm, depth, chunk_size, distributed=distributed, **options
+    )
+    return (row for chunk in chunks for row in chunk.rows)
+
+
+def iter_chunks(
+    game: Game | str,
+    positions: Iterable[Any],
+    algorithm: str = "alphabeta",
+    depth: int = 4,
+    chunk_size: int | None = None,
+    *,
+    distributed: bool = False,
+    shard: bool | None = None,
+    **options: Any,
+) -> Iterator[Chunk]:
+    """The chunks of a bulk evaluation, as they are done (arguments as :func:`evaluate`).
+
+    Args:
+        shard: spread each chunk over the local devices; ``None`` (default) does so when
+            there is more than one.
+    """
+    if isinstance(game, str):
+        from jaxgames.registry import make
+
+        game = make(game)
+    search = batch_search(algorithm)
+    if not isinstance(depth, int | np.integer) or depth < 0:
+        raise GameError(f"evaluate: depth must be a whole number >= 0, got {depth!r}")
+    size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
+    if not isinstance(size, int | np.integer) or size < 1:
+        raise GameError(f"evaluate: chunk size must be >= 1, got {chunk_size!r}")
+    if distributed:
+        index, count = initialize_distributed()
+        positions = process_slice(list(positions), index, count)
+    return _chunks(game, iter(positions), algorithm, search, int(depth), int(size), shard, options)
+
+
+def _chunks(
+    game: Game,
+    positions: Iterator[Any],
+    algorithm: str,
+    search: Callable[..., Any],
+    depth: int,
+    size: int,
+    shard: bool | None,
+    options: dict[str, Any],
+) -> Iterator[Chunk]:
+    from jaxgames.kernels import local_mesh, pad_to, shard_batch, shard_multiple, stack
+
+    mesh = local_mesh()
+    if shard is None:
+        shard = mesh.size > 1
+    full = shard_multiple(size, mesh) if shard else size
+    first = True
+    while True:
+        start = time.perf_counter()
+        batch = list(itertools.islice(positions, size))  # reading and parsing count too
+        if not batch:
+            return
+        texts, states = zip(*(_position(game, p) for p in batch), strict=True)
+        n = len(states)
+        padded = full
+        if first and n < size:  # the only chunk: no need for the full size
+            padded = min(full, 1 << (n - 1).bit_length())
+            padded = shard_multiple(padded, mesh) if shard else padded
+        first = False
+        roots = pad_to(stack(list(states)), padded)
+        result = search(game, shard_batch(roots, mesh) if shard else roots, depth, **options)
+        rows = _rows(game, list(texts), roots, n, result, depth, algorithm)
+        nodes = int(np.asarray(result.nodes)[:n].sum())
+        yield Chunk(rows, time.perf_counter() - start, nodes)
+
+
+def _position(game: Game, item: Any) -> tuple[str, Any]:
+    """(text as given, state) of one input item."""
+    if isinstance(item, str):
+        return item, game.parse(item)
+    if isinstance(item, Position):
+        return item.text, item.state
+    return game.format(item), item
+
+
+def _number(x: Any) -> float:
+    """A float32 as the shortest decimal that reads back to it (and never ``-0.0``)."""
+    return float(str(np.float32(x))) + 0.0
+
+
+def _rows(
+    game: Game, texts: list[str], roots: Any, n: int, result: Any, depth: int, algorithm: str
+) -> list[dict[str, Any]]:
+    from jaxgames.kernels import batched, to_numpy
+
+    kernels = batched(game)
+    player = np.asarray(kernels.player(roots))[:n]
+    terminal = np.asarray(kernels.terminal(roots))[:n]
+    mover = np.where((player >= 0) & (player < game.num_players) & ~terminal, player, 0)
+    value = np.asarray(result.value)[:n]
+    best = np.asarray(result.best_action)[:n]
+    pv = np.asarray(result.pv)[:n]
+    nodes = np.asarray(result.nodes)[:n]
+    moves = _pv_names(game, roots, pv)
+    has_score = hasattr(game, "score_from_value")
+    host_roots = to_numpy(roots)
+    rows = []
+    for i in range(n):
+        v = _number(value[i, mover[i]])
+        row: dict[str, Any] = {"position": texts[i], "to_move": int(mover[i]), "value": v}
+        if has_score:
+            row["score"] = int(game.score_from_value(v))
+        if best[i] >= 0 and player[i] != CHANCE:
+            root = jax.tree.map(lambda x, i=i: x[i], host_roots)
+            row["best_move"] = game.action_to_string(root, int(best[i]))
+        else:
+            row["best_move"] = ""
+        row["pv"] = " ".join(moves[i])
+        row["nodes"] = int(nodes[i])
+        row["depth"] = depth
+        row["algorithm"] = algorithm
+        rows.append(row)
+    return rows
+
+
+def _pv_names(game: Game, roots: Any, pv: np.ndarray) -> list[list[str]]:
+    """Each root's PV in move notation, replayed ply by ply with the batched, jitted step."""
+    from jaxgames.kernels import batch_size, batched, to_numpy
+
+    n, plies = pv.shape
+    names: list[list[str]] = [[] for _ in range(n)]
+    step = batched(game).step
+    states = to_numpy(roots)
+    total = batch_size(states)
+    alive = np.ones(n, bool)
+    for ply in range(plies):
+        action = pv[:, ply]
+        alive &= action >= 0
+        if not alive.any():
+            break
+        for i in np.flatnonzero(alive):
+            state = jax.tree.map(lambda x, i=i: x[i], states)
+            names[i].append(game.action_to_string(state, int(action[i])))
+        if ply + 1 < plies and (pv[:, ply + 1] >= 0).any():
+            padded = np.zeros(total, np.int32)
+            padded[:n] = np.where(alive, action, 0)  # dead lanes step anywhere, unused
+            states = to_numpy(step(states, padded))
+    return names
+
+
+# ---------------------------------------------------------------- several processes
+def initialize_distributed() -> tuple[int, int]:
+    """Join JAX's multi-process runtime (once); returns ``(process_index, process_count)``.
+
+    Calls ``jax.distributed.initialize()``, which must come before any JAX computation in
+    the process. Its arguments come from the environment: ``JAX_COORDINATOR_ADDRESS``
+    (``host:port`` of process 0, read by JAX itself), and ``JAX_NUM_PROCESSES`` and
+    ``JAX_PROCESS_ID`` when set; otherwise JAX detects them on the clusters it knows (Slurm,
+    Open MPI, Cloud TPU, ...).
+    """
+
+    def env_int(name: str) -> int | None:
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            return None
+        try:
+            return int(raw)
+        except ValueError:
+            raise GameError(f"distributed: {name}={raw!r} is not a whole number") from None
+
+    if not jax.distributed.is_initialized():
+        try:
+            jax.distributed.initialize(
+                num_processes=env_int("JAX_NUM_PROCESSES"), process_id=env_int("JAX_PROCESS_ID")
+            )
+        except (RuntimeError, ValueError, TypeError) as err:
+            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise GameError(f"distributed: cannot join JAX's runtime: {first}") from None
+    return jax.process_index(), jax.process_count()
+
+
+def process_slice(items: Sequence[Any], index: int, count: int) -> Sequence[Any]:
+    """The ``index``-th of ``count`` contiguous, near-equal slices of ``items`` (in order)."""
+    n = len(items)
+    return items[index * n // count : (index + 1) * n // count]
+
+
+def part_path(path: str, index: int, count: int) -> str:
+    """``path.partK``, K zero-padded to the width of ``count - 1`` (so they sort in order)."""
+    return f"{path}.part{index:0{len(str(count - 1))}d}"

@@ -1,0 +1,768 @@
+"""Alpha-beta search, many roots at once on the device (the seeds' ALPHA-BETA-SEARCH).
+
+In negamax form, every value is seen from the player to move at its node::
+
+    ALPHA-BETA(s, d, alpha, beta):
+        if TERMINAL-TEST(s): return UTILITY(s)[PLAYER(s)]
+        if d == 0:           return EVAL(s)[PLAYER(s)]          (H-MINIMAX cutoff)
+        best = -inf
+        for a in ORDERED-ACTIONS(s):
+            s' = RESULT(s, a)
+            v  = ALPHA-BETA(s', d-1, -beta, -alpha) negated when PLAYER(s') != PLAYER(s)
+            if v > best: best = v
+            alpha = max(alpha, v)
+            if alpha >= beta: break                                 (a cutoff)
+        return best                                                 (fail-soft)
+
+The recursion becomes an explicit stack per lane: each lane (one root) holds ``depth + q + 1``
+frames (state, window, best value, ordered moves, next-move cursor, principal variation), and
+one ``lax.while_loop`` advances every lane by one event per iteration (expand the next child,
+or return the finished frame to its parent). Lanes run in lockstep and stop on their own.
+
+Move ordering, each switchable so its effect can be measured: the game's own hint
+(``move_order_scores``: captures first), iterative deepening (the previous depth's principal
+variation searched first), killer moves per ply, the history heuristic, and the move stored
+in the transposition table. The transposition table is shared by all lanes, keyed by the
+game's Zobrist hash, and stores (value, bound type, remaining depth, best move); it only
+answers for the same remaining depth, so the value is always exactly the depth-limited
+minimax value. Lock-less: an entry is stored as ``(key ^ data, data)`` and read back only if
+the XOR checks, so a torn write by two lanes at once reads as a miss.
+
+Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`.
+Forward pruning (beam, ProbCut) does, and is off by default (see its options).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.game import Game, GameError
+from jaxgames.kernels import batch_size, leaf_values, stack, to_numpy
+from jaxgames.search.result import BatchSearchResult, SearchResult
+
+NEG_INF = -jnp.inf
+_PV_BONUS = 4e6  # ordering keys: PV / TT move, then hinted moves, killers, history
+_HINT_BONUS = 2e6
+_KILLER_BONUS = 1e6
+_HISTORY_CAP = 5e5
+
+
+class Options(NamedTuple):
+    """Static options of one compiled search (hashable: part of the compilation key)."""
+
+    max_depth: int  # stack frames for the main search
+    quiescence: int  # extra frames for quiescence (0: off)
+    hint: bool  # the game's move_order_scores
+    killers: bool
+    history: bool
+    tt_bits: int  # log2 of the transposition table size (0: no table)
+    beam: int  # 0: off; else keep the n best moves by a one-ply look-ahead
+    probcut: tuple | None  # (depth, shallow_depth, a, b, sigma, t) or None
+
+
+class Frames(NamedTuple):
+    """One lane's explicit stack; F = frames. Values are from the frame's mover's side."""
+
+    state: Any  # [F] states
+    mover: jax.Array  # int32[F]
+    alpha: jax.Array  # float32[F]
+    beta: jax.Array  # float32[F]
+    alpha0: jax.Array  # float32[F]: alpha on entry (bound type for the TT)
+    best: jax.Array  # float32[F]
+    best_move: jax.Array  # int32[F]
+    keys: jax.Array  # float32[F, A]: ordering keys of the moves not yet searched (-inf: none)
+    last_move: jax.Array  # int32[F]: the move most recently expanded at each frame
+    count: jax.Array  # int32[F]: moves to search
+    cursor: jax.Array  # int32[F]: next move to search
+    pv: jax.Array  # int32[F, F]: pv[f] = best line found from frame f (-1 padded)
+    on_pv: jax.Array  # bool[F]: the path to this frame follows the previous PV
+
+
+class Lane(NamedTuple):
+    frames: Frames
+    sp: jax.Array  # int32[]: the current frame
+    done: jax.Array  # bool[]: this search is finished
+    root: jax.Array  # int32[]: which root this lane searches (-1: idle, no work left)
+    depth: jax.Array  # int32[]: the depth of this search (iterative deepening raises it)
+    killers: jax.Array  # int32[F, 2]
+    history: jax.Array  # float32[2, A]: per mover
+    prev_pv: jax.Array  # int32[F]: principal variation of the previous iteration
+    nodes: jax.Array  # int32[]
+    leaves: jax.Array  # int32[]
+    cutoffs: jax.Array  # int32[]
+    tt_hits: jax.Array  # int32[]
+
+
+# ---------------------------------------------------------------- transposition table
+def _tt_index(key: jax.Array, bits: int) -> jax.Array:
+    return (key[1] & jnp.uint32((1 << bits) - 1)).astype(jnp.int32)
+
+
+def _tt_pack(value, depth, flag, move) -> jax.Array:
+    d1 = jax.lax.bitcast_convert_type(jnp.float32(value), jnp.uint32)
+    d2 = (
+        (jnp.uint32(depth) & jnp.uint32(0xFF))
+        | (jnp.uint32(flag) << 8)
+        | (jnp.uint32(move + 1) << 10)
+    )
+    return jnp.stack([d1, d2])
+
+
+def _tt_probe(table: jax.Array, key: jax.Array, bits: int):
+    """(hit, value, depth, flag, move) for ``key``; a torn or foreign entry is a miss."""
+    entry = table[_tt_index(key, bits)]  # [4]
+    d1, d2 = entry[2], entry[3]
+    hit = ((entry[0] ^ d1) == key[0]) & ((entry[1] ^ d2) == key[1]) & (d2 != 0)
+    value = jax.lax.bitcast_convert_type(d1, jnp.float32)
+    depth = (d2 & jnp.uint32(0xFF)).astype(jnp.int32)
+    flag = ((d2 >> 8) & jnp.uint32(3)).astype(jnp.int32)
+    move = (d2 >> 10).astype(jnp.int32) - 1
+    return hit, value, depth, flag, move
+
+
+def _hot(x: jax.Array, i: jax.Array, active: Any = True) -> jax.Array:
+    """One-hot mask over x's leading axis, shaped to broadcast against x."""
+    hot = (jnp.arange(x.shape[0]) == i) & active
+    return hot.reshape((-1,) + (1,) * (x.ndim - 1))
+
+
+def _get(x: jax.Array, i: jax.Array) -> jax.Array:
+    """``x[i]`` along the leading axis, as a dense masked reduction.
+
+    Under ``vmap`` a per-lane index turns ``x[i]`` into a gather (and ``x.at[i].set`` into a
+    scatter), which XLA runs slowly on CPU; a masked sum over a handful of frames is a plain
+    elementwise loop that fuses with its neighbours.
+    """
+    if x.dtype == jnp.bool_:
+        return jnp.any(_hot(x, i) & x, axis=0)
+    return jnp.sum(jnp.where(_hot(x, i), x, jnp.zeros((), x.dtype)), axis=0).astype(x.dtype)
+
+
+def _set(x: jax.Array, i: jax.Array, value: Any, active: Any = True) -> jax.Array:
+    """``x.at[i].set(value)`` when ``active`` (else ``x``), densely (see :func:`_get`)."""
+    return jnp.where(_hot(x, i, active), jnp.asarray(value, x.dtype)[None], x)
+
+
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+# ---------------------------------------------------------------- one lane
+def _search_fns(game: Game, opt: Options):
+    """Per-lane functions of the lockstep search, closed over the game and options."""
+    num_actions = game.num_actions
+    frames_n = opt.max_depth + opt.quiescence + 1
+    use_tt = opt.tt_bits > 0
+
+    def move_keys(state, frame, lane, mask, pv_move, tt_move, ply_is_q):
+        """Ordering keys (higher first) for one node's moves; -inf for the excluded."""
+        keys = jnp.zeros((num_actions,), jnp.float32)
+        actions = jnp.arange(num_actions)
+        if opt.hint:
+            hint = game.move_order_scores(state)
+            keys = keys + jnp.where(hint > 0, _HINT_BONUS, 0.0) + hint
+        if opt.killers:
+            k = _get(lane.killers, frame)
+            keys = keys + jnp.where(actions == k[0], _KILLER_BONUS, 0.0)
+            keys = keys + jnp.where(actions == k[1], _KILLER_BONUS / 2, 0.0)
+        if opt.history:
+            mover = jnp.clip(game.player(state), 0, 1)
+            keys = keys + lane.history[mover]
+        keys = keys + jnp.where(actions == pv_move, _PV_BONUS, 0.0)
+        keys = keys + jnp.where(actions == tt_move, _PV_BONUS, 0.0)
+        if opt.beam:
+            children = jax.vmap(lambda a: game.step(state, a))(actions)
+            mover = game.player(state)
+            look = jax.vmap(lambda c: leaf_values(game, c)[mover])(children)
+            # beam: rank by the one-ply look-ahead alone and keep the best `beam` moves
+            keys = jnp.where(ply_is_q, keys, look)
+        return jnp.where(mask, keys, -jnp.inf)
+
+    def open_frame(lane, frame, state, alpha, beta, on_pv, remaining, table, active=True):
+        """Initialise frame ``frame`` for ``state`` with window (alpha, beta), if ``active``."""
+        f = lane.frames
+        mover = game.player(state)
+        legal = game.legal_mask(state)
+        in_q = remaining <= 0  # a quiescence frame: noisy moves only, stand pat at EVAL
+        best = NEG_INF
+        if opt.quiescence:
+            stand_pat = leaf_values(game, state)[jnp.clip(mover, 0, game.num_players - 1)]
+            legal = jnp.where(in_q, legal & game.noisy_mask(state), legal)
+            best = jnp.where(in_q, stand_pat, NEG_INF)
+        pv_move = jnp.where(on_pv, _get(lane.prev_pv, frame), -1)
+        tt_move = jnp.int32(-1)
+        if use_tt:
+            hit, _, _, _, move = _tt_probe(table, game.hash(state), opt.tt_bits)
+            tt_move = jnp.where(hit, move, -1)
+        keys = move_keys(state, frame, lane, legal, pv_move, tt_move, in_q)
+        count = jnp.sum(legal, dtype=jnp.int32)
+        if opt.beam:
+            count = jnp.where(in_q, count, jnp.minimum(count, opt.beam))
+
+        def put(column, value):  # write row `frame` only when active
+            return _set(column, frame, value, active)
+
+        frames = Frames(
+            state=jax.tree.map(put, f.state, state),
+            mover=put(f.mover, mover),
+            alpha=put(f.alpha, jnp.maximum(alpha, best)),
+            beta=put(f.beta, beta),
+            alpha0=put(f.alpha0, alpha),
+            best=put(f.best, best),
+            best_move=put(f.best_move, jnp.int32(-1)),
+            keys=put(f.keys, keys),
+            last_move=put(f.last_move, jnp.int32(-1)),
+            count=put(f.count, count),
+            cursor=put(f.cursor, jnp.int32(0)),
+            pv=put(f.pv, jnp.full((frames_n,), -1, jnp.int32)),
+            on_pv=put(f.on_pv, on_pv),
+        )
+        return lane._replace(frames=frames)
+
+    def give(lane, frame, value, move, child_pv, remaining, active):
+        """Report ``value`` (frame's mover's side) of ``move`` to frame ``frame``, if active."""
+        f = lane.frames
+        improves = active & (value > _get(f.best, frame))
+        line = jnp.concatenate([move[None], child_pv[:-1]])  # [F]
+        frames = f._replace(
+            best=_set(f.best, frame, value, improves),
+            best_move=_set(f.best_move, frame, move, improves),
+            pv=_set(f.pv, frame, line, improves),
+            alpha=_set(f.alpha, frame, jnp.maximum(_get(f.alpha, frame), value), active),
+        )
+        cut = active & (value >= _get(f.beta, frame))
+        lane = lane._replace(frames=frames, cutoffs=lane.cutoffs + cut.astype(jnp.int32))
+        quiet_cut = cut & (remaining > 0)
+        if opt.killers:
+            k = _get(lane.killers, frame)
+            new_k = jnp.where(move == k[0], k, jnp.stack([move, k[0]]))
+            lane = lane._replace(killers=_set(lane.killers, frame, new_k, quiet_cut))
+        if opt.history:
+            mover = jnp.clip(_get(f.mover, frame), 0, 1)
+            bonus = jnp.where(quiet_cut, (remaining * remaining).astype(jnp.float32), 0.0)
+            hot = (jnp.arange(2)[:, None] == mover) & (jnp.arange(num_actions)[None, :] == move)
+            history = jnp.minimum(lane.history + jnp.where(hot, bonus, 0.0), _HISTORY_CAP)
+            lane = lane._replace(history=history)
+        return lane
+
+    def advance(lane: Lane, table: jax.Array, depth: jax.Array):
+        """One event: expand the next child of the current frame, or return the frame."""
+        f = lane.frames
+        sp = lane.sp
+        remaining = depth - sp  # plies left below the current frame
+        live = ~lane.done
+        cursor, count = _get(f.cursor, sp), _get(f.count, sp)
+        alpha, beta, best = _get(f.alpha, sp), _get(f.beta, sp), _get(f.best, sp)
+        mover = _get(f.mover, sp)
+        expand = live & (cursor < count) & (best < beta)
+        finish = live & ~expand
+
+        # ---- the next child of the current frame (computed by every lane, used by some)
+        # selection on demand: the best remaining move (first among equals); a cutoff
+        # usually comes before the rest need ordering, so no full sort is paid for
+        row = _get(f.keys, sp)  # [A]
+        move = jnp.argmax(row).astype(jnp.int32)
+        parent = jax.tree.map(lambda x: _get(x, sp), f.state)
+        child = game.step(parent, move)
+        child_mover = game.player(child)
+        same = child_mover == mover
+        sign = jnp.where(same, 1.0, -1.0)
+        c_alpha = jnp.where(same, alpha, -beta)
+        c_beta = jnp.where(same, beta, -alpha)
+        c_remaining = remaining - 1
+        terminal = game.terminal(child)
+        horizon = c_remaining <= 0
+        if opt.quiescence:  # past the horizon only positions with noisy moves go on
+            noisy = jnp.any(game.noisy_mask(child) & game.legal_mask(child))
+            horizon = (c_remaining <= -opt.quiescence) | ((c_remaining <= 0) & ~noisy)
+        parent_view = leaf_values(game, child)[jnp.clip(mover, 0, game.num_players - 1)]
+        is_leaf = terminal | horizon
+        on_pv = _get(f.on_pv, sp) & (move == _get(lane.prev_pv, sp))
+        tt_value = jnp.float32(0.0)
+        tt_stop = jnp.bool_(False)
+        if use_tt:
+            hit, value, t_depth, flag, _ = _tt_probe(table, game.hash(child), opt.tt_bits)
+            # no cutoff on the previous PV, so that the new PV is searched out in full
+            usable = hit & (t_depth == c_remaining) & (c_remaining > 0) & ~is_leaf & ~on_pv
+            tt_stop = usable & (
+                (flag == EXACT)
+                | ((flag == LOWER) & (value >= c_beta))
+                | ((flag == UPPER) & (value <= c_alpha))
+            )
+            tt_value = value
+        probcut_stop = jnp.bool_(False)
+        probcut_value = jnp.float32(0.0)
+        if opt.probcut is not None:
+            pc_depth, _, a, b, sigma, t = opt.probcut
+            at_depth = (c_remaining == pc_depth) & ~is_leaf & ~tt_stop
+            children = jax.vmap(lambda x: game.step(child, x))(jnp.arange(num_actions))
+            legal = game.legal_mask(child)
+            shallow = jnp.max(
+                jnp.where(
+                    legal,
+                    jax.vmap(lambda c: leaf_values(game, c)[child_mover])(children),
+                    -jnp.inf,
+                )
+            )
+            predicted = a * shallow + b
+            high = at_depth & (predicted - t * sigma >= c_beta)
+            low = at_depth & (predicted + t * sigma <= c_alpha)
+            probcut_stop = high | low
+            probcut_value = jnp.where(high, c_beta, c_alpha)
+        settle = is_leaf | tt_stop | probcut_stop
+        # the child's value from the current frame's side, when it is settled right away
+        settled = jnp.where(
+            is_leaf, parent_view, sign * jnp.where(tt_stop, tt_value, probcut_value)
+        )
+        push = expand & ~settle
+
+        # ---- the finished frame's value, for its parent
+        value = best
+        up = jnp.maximum(sp - 1, 0)
+        up_value = jnp.where(_get(f.mover, up) == mover, value, -value)
+        up_move = _get(f.last_move, up)
+
+        # ---- one report: a settled child to this frame, or this frame to its parent
+        lane = lane._replace(
+            frames=f._replace(
+                cursor=_set(f.cursor, sp, cursor + 1, expand),
+                keys=_set(
+                    f.keys, sp, jnp.where(jnp.arange(num_actions) == move, -jnp.inf, row), expand
+                ),
+                last_move=_set(f.last_move, sp, move, expand),
+            ),
+            nodes=lane.nodes + expand.astype(jnp.int32),
+            leaves=lane.leaves + (expand & is_leaf).astype(jnp.int32),
+            tt_hits=lane.tt_hits + (expand & tt_stop).astype(jnp.int32),
+        )
+        lane = give(
+            lane,
+            jnp.where(expand, sp, up),
+            jnp.where(expand, settled, up_value),
+            jnp.where(expand, move, up_move),
+            jnp.where(expand, jnp.full((frames_n,), -1, jnp.int32), _get(f.pv, sp)),
+            jnp.where(expand, remaining, depth - up),
+            (expand & settle) | (finish & (sp > 0)),
+        )
+        lane = open_frame(lane, sp + 1, child, c_alpha, c_beta, on_pv, c_remaining, table, push)
+        lane = lane._replace(
+            sp=jnp.where(push, sp + 1, jnp.where(finish, up, sp)),
+            done=lane.done | (finish & (sp == 0)),
+        )
+        # the transposition-table entry of the finished frame
+        store = None
+        if use_tt:
+            flag = jnp.where(
+                value >= beta, LOWER, jnp.where(value <= _get(f.alpha0, sp), UPPER, EXACT)
+            )
+            key = game.hash(parent)
+            entry = _tt_pack(value, jnp.maximum(remaining, 0), flag, _get(f.best_move, sp))
+            store = (
+                _tt_index(key, opt.tt_bits),
+                jnp.concatenate([key ^ entry, entry]),
+                finish & (remaining > 0),  # quiescence frames are not stored
+            )
+        return lane, store
+
+    def start(root, root_id, depth, prev_pv, killers, history, table):
+        frames = Frames(
+            state=jax.tree.map(lambda x: jnp.zeros((frames_n, *x.shape), x.dtype), root),
+            mover=jnp.zeros((frames_n,), jnp.int32),
+            alpha=jnp.zeros((frames_n,), jnp.float32),
+            beta=jnp.zeros((frames_n,), jnp.float32),
+            alpha0=jnp.zeros((frames_n,), jnp.float32),
+            best=jnp.zeros((frames_n,), jnp.float32),
+            best_move=jnp.full((frames_n,), -1, jnp.int32),
+            keys=jnp.full((frames_n, num_actions), -jnp.inf, jnp.float32),
+            last_move=jnp.full((frames_n,), -1, jnp.int32),
+            count=jnp.zeros((frames_n,), jnp.int32),
+            cursor=jnp.zeros((frames_n,), jnp.int32),
+            pv=jnp.full((frames_n, frames_n), -1, jnp.int32),
+            on_pv=jnp.zeros((frames_n,), jnp.bool_),
+        )
+        lane = Lane(
+            frames=frames,
+            sp=jnp.int32(0),
+            done=root_id < 0,
+            root=root_id,
+            depth=depth,
+            killers=killers,
+            history=history,
+            prev_pv=prev_pv,
+            nodes=jnp.int32(1),
+            leaves=jnp.int32(0),
+            cutoffs=jnp.int32(0),
+            tt_hits=jnp.int32(0),
+        )
+        lane = open_frame(lane, 0, root, NEG_INF, -NEG_INF, jnp.bool_(True), depth, table)
+        # a terminal root, or depth 0: the root is a leaf
+        terminal = game.terminal(root)
+        is_leaf = terminal | (depth <= 0)
+        if opt.quiescence:
+            is_leaf = terminal
+        mover = jnp.clip(game.player(root), 0, game.num_players - 1)
+        leaf = leaf_values(game, root)[mover]
+        frames = lane.frames
+        frames = frames._replace(
+            best=frames.best.at[0].set(jnp.where(is_leaf, leaf, frames.best[0])),
+            count=frames.count.at[0].set(jnp.where(is_leaf, 0, frames.count[0])),
+        )
+        return lane._replace(frames=frames, leaves=is_leaf.astype(jnp.int32))
+
+    return start, advance, frames_n
+
+
+class Results(NamedTuple):
+    """Per-root results, filled in as lanes finish their searches."""
+
+    value: jax.Array  # float32[N]: for the root's mover
+    best_move: jax.Array  # int32[N]
+    pv: jax.Array  # int32[N, F]
+    nodes: jax.Array  # int32[N]: over every iteration of iterative deepening
+    leaves: jax.Array  # int32[N]
+    cutoffs: jax.Array  # int32[N]
+    tt_hits: jax.Array  # int32[N]
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+def _search(
+    game: Game, opt: Options, num_lanes: int, events: int, roots, target, first_depth, table
+):
+    """Search every root to ``target`` plies with ``num_lanes`` lanes and a work queue.
+
+    Lanes advance in lockstep, ``events`` events between refills. A lane that finishes either
+    searches the same root one ply deeper (iterative deepening, from ``first_depth``) with
+    the principal variation it just found first, or takes the next root from the queue, so
+    lanes stay busy however unequal the searches are.
+    """
+    start, advance, frames_n = _search_fns(game, opt)
+    n = batch_size(roots)
+    lane_ids = jnp.arange(num_lanes, dtype=jnp.int32)
+    starts = jax.vmap(start, in_axes=(0, 0, 0, 0, 0, 0, None))
+    no_pv = jnp.full((num_lanes, frames_n), -1, jnp.int32)
+    no_killers = jnp.full((num_lanes, frames_n, 2), -1, jnp.int32)
+    no_history = jnp.zeros((num_lanes, 2, game.num_actions), jnp.float32)
+    lanes = starts(
+        jax.tree.map(lambda x: x[lane_ids], roots),
+        lane_ids,
+        jnp.full((num_lanes,), first_depth, jnp.int32),
+        no_pv,
+        no_killers,
+        no_history,
+        table,
+    )
+    results = Results(
+        value=jnp.zeros((n,), jnp.float32),
+        best_move=jnp.full((n,), -1, jnp.int32),
+        pv=jnp.full((n, frames_n), -1, jnp.int32),
+        nodes=jnp.zeros((n,), jnp.int32),
+        leaves=jnp.zeros((n,), jnp.int32),
+        cutoffs=jnp.zeros((n,), jnp.int32),
+        tt_hits=jnp.zeros((n,), jnp.int32),
+    )
+    advance_all = jax.vmap(advance, in_axes=(0, None, 0))
+
+    def run_events(_, carry):
+        lanes, table = carry
+        lanes, store = advance_all(lanes, table, lanes.depth)
+        if store is not None:
+            index, rows, write = store
+            index = jnp.where(write, index, table.shape[0])  # out of range: dropped
+            table = table.at[index].set(rows, mode="drop")
+        return lanes, table
+
+    def cond(carry):
+        lanes = carry[0]
+        return jnp.any(lanes.root >= 0)
+
+    def body(carry):
+        lanes, table, results, next_root = carry
+        lanes, table = jax.lax.fori_loop(0, events, run_events, (lanes, table))
+        finished = lanes.done & (lanes.root >= 0)
+        final = finished & (lanes.depth >= target)
+        slot = jnp.where(finished, lanes.root, n)  # out of range: dropped
+        final_slot = jnp.where(final, lanes.root, n)
+        results = Results(
+            value=results.value.at[final_slot].set(lanes.frames.best[:, 0], mode="drop"),
+            best_move=results.best_move.at[final_slot].set(
+                lanes.frames.best_move[:, 0], mode="drop"
+            ),
+            pv=results.pv.at[final_slot].set(lanes.frames.pv[:, 0], mode="drop"),
+            nodes=results.nodes.at[slot].add(lanes.nodes, mode="drop"),
+            leaves=results.leaves.at[slot].add(lanes.leaves, mode="drop"),
+            cutoffs=results.cutoffs.at[slot].add(lanes.cutoffs, mode="drop"),
+            tt_hits=results.tt_hits.at[slot].add(lanes.tt_hits, mode="drop"),
+        )
+        # deeper on the same root, or the next root from the queue (or idle)
+        rank = jnp.cumsum(final.astype(jnp.int32)) - 1
+        fresh = next_root + rank
+        fresh = jnp.where(fresh < n, fresh, -1)
+        root_id = jnp.where(final, fresh, lanes.root)
+        depth = jnp.where(final, first_depth, lanes.depth + 1)
+        keep = ~final  # the same root: keep its PV, killers and history
+        restart = finished & (root_id >= 0)
+        new = starts(
+            jax.tree.map(lambda x: x[jnp.maximum(root_id, 0)], roots),
+            root_id,
+            depth,
+            jnp.where(keep[:, None], lanes.frames.pv[:, 0], -1),
+            jnp.where(keep[:, None, None], lanes.killers, -1),
+            jnp.where(keep[:, None, None], lanes.history, 0.0),
+            table,
+        )
+
+        def pick(n_, o_):
+            mask = restart.reshape((-1,) + (1,) * (n_.ndim - 1))
+            return jnp.where(mask, n_, o_)
+
+        lanes = jax.tree.map(pick, new, lanes)
+        idle = finished & (root_id < 0)
+        lanes = lanes._replace(root=jnp.where(idle, -1, lanes.root))
+        next_root = next_root + jnp.sum(final.astype(jnp.int32))
+        return lanes, table, results, next_root
+
+    carry = (lanes, table, results, jnp.int32(num_lanes))
+    _, table, results, _ = jax.lax.while_loop(cond, body, carry)
+    return results, table
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbCut:
+    """A ProbCut model (Buro 1995): a shallow search predicts the deep one linearly.
+
+    At a node with ``depth`` plies left, the one-ply look-ahead ``v'`` (the best EVAL or
+    UTILITY among the children, from the mover's side) predicts the ``depth``-ply value as
+    ``v ~ a * v' + b`` with residual standard deviation ``sigma``. The node is cut, returning
+    the bound, when the prediction clears the window by ``t`` standard deviations:
+    ``a v' + b - t sigma >= beta`` (fail high) or ``a v' + b + t sigma <= alpha`` (fail low).
+    INEXACT: a cut can change the value and the move. Fit one with :func:`fit_probcut`.
+    """
+
+    depth: int
+    a: float
+    b: float
+    sigma: float
+    t: float = 1.5
+    shallow: int = 1  # the look-ahead depth; only 1 is implemented
+
+    def as_tuple(self) -> tuple:
+        return (
+            int(self.depth),
+            int(self.shallow),
+            float(self.a),
+            float(self.b),
+            float(self.sigma),
+            float(self.t),
+        )
+
+
+def fit_probcut(game: Game, states: Any, depth: int, t: float = 1.5) -> ProbCut:
+    """Fit :class:`ProbCut` for ``depth`` by least squares on positions ``states`` [N].
+
+    Deep values come from exact alpha-beta at ``depth``, shallow ones at depth 1, both from
+    the mover's side, over the given positions (sample them from play of the game).
+    """
+    mover = np.clip(np.asarray(jax.vmap(game.player)(jax.tree.map(jnp.asarray, states))), 0, 1)
+    rows = np.arange(len(mover))
+    deep = alphabeta_batch(game, states, depth).value[rows, mover]
+    shallow = alphabeta_batch(game, states, 1).value[rows, mover]
+    a, b = np.polyfit(shallow.astype(np.float64), deep.astype(np.float64), 1)
+    sigma = float(np.std(deep - (a * shallow + b)))
+    return ProbCut(depth=depth, a=float(a), b=float(b), sigma=max(sigma, 1e-6), t=t)
+
+
+def _validate(game: Game, depth: int) -> None:
+    if game.num_players != 2 or not game.zero_sum:
+        raise GameError(
+            f"alphabeta: {game.name} is not a two-player zero-sum game; use maxn or minimax"
+        )
+    if game.num_chance_outcomes:
+        raise GameError(f"alphabeta: {game.name} has chance nodes; use expectiminimax")
+    if depth < 0:
+        raise GameError(f"alphabeta: depth must be >= 0, got {depth}")
+
+
+def alphabeta_batch(
+    game: Game,
+    states: Any,
+    depth: int,
+    *,
+    hint: bool = True,
+    killers: bool = True,
+    history: bool = True,
+    iterative_deepening: bool = True,
+    tt: bool = True,
+    tt_bits: int = 16,
+    quiescence: int = 0,
+    beam: int = 0,
+    probcut: Any = None,
+    lanes: int = 512,
+    events: int = 16,
+) -> BatchSearchResult:
+    """Depth-limited alpha-beta of many roots at once, each lane its own search.
+
+    Args:
+        game: a two-player zero-sum deterministic game.
+        states: a batch ``[N]`` of roots (may be sharded across devices along N).
+        depth: plies below each root.
+        hint: order by the game's ``move_order_scores`` (captures first).
+        killers: killer moves per ply.
+        history: the history heuristic (per player and move, bonus remaining_depth^2).
+        iterative_deepening: search depths 1..depth, each with the previous PV first.
+        tt: a transposition table shared by all lanes (needs the game's hash); it only
+            answers for the same remaining depth, so values stay exact.
+        tt_bits: the table holds 2**tt_bits entries.
+        quiescence: plies of quiescence search past the horizon (noisy moves only, stand-pat
+            at EVAL); 0 is off. Games without noisy moves are unaffected.
+        beam: INEXACT forward pruning; keep only the ``beam`` best moves per node by a
+            one-ply look-ahead (0: off).
+        probcut: INEXACT forward pruning; a :class:`ProbCut` model (None: off).
+        lanes: searches run side by side; roots beyond that wait in a queue and go to the
+            first lane that finishes (more lanes: wider vector work, longer tail).
+        events: lockstep events between refills of finished lanes.
+
+    Returns:
+        A :class:`BatchSearchResult`; ``stats`` holds totals and per-root ``leaves``,
+        ``cutoffs`` and ``tt_hits`` arrays, and ``exact`` (False with forward pruning).
+    """
+    _validate(game, depth)
+    start_time = time.perf_counter()
+    tt_bits = tt_bits if (tt and game.has_hash) else 0
+    opt = Options(
+        max_depth=max(depth, 1),
+        quiescence=int(quiescence),
+        hint=bool(hint),
+        killers=bool(killers),
+        history=bool(history),
+        tt_bits=int(tt_bits),
+        beam=int(beam),
+        probcut=probcut.as_tuple() if probcut is not None else None,
+    )
+    n = batch_size(states)
+    num_lanes = min(n, int(lanes))
+    roots = jax.tree.map(jnp.asarray, states)
+    table = jnp.zeros((1 << tt_bits if tt_bits else 1, 4), jnp.uint32)
+    first = 1 if (iterative_deepening and depth > 1) else depth
+    results, _ = _search(
+        game, opt, num_lanes, int(events), roots, jnp.int32(depth), jnp.int32(first), table
+    )
+    value = np.asarray(results.value, np.float32)
+    mover = np.clip(np.asarray(jax.vmap(game.player)(roots)), 0, 1)
+    vectors = np.where(
+        mover[:, None] == 0, np.stack([value, -value], 1), np.stack([-value, value], 1)
+    )
+    pv = np.asarray(results.pv[:, :depth], np.int32)
+    per_root = {
+        key: np.asarray(getattr(results, key), np.int64)
+        for key in ("nodes", "leaves", "cutoffs", "tt_hits")
+    }
+    stats = {k: int(v.sum()) for k, v in per_root.items()}
+    stats.update(
+        {
+            "leaves_per_root": per_root["leaves"],
+            "cutoffs_per_root": per_root["cutoffs"],
+            "tt_hits_per_root": per_root["tt_hits"],
+            "time_s": time.perf_counter() - start_time,
+            "exact": not beam and probcut is None,
+            "lanes": num_lanes,
+        }
+    )
+    return BatchSearchResult(
+        value=vectors.astype(np.float32),
+        best_action=np.asarray(results.best_move, np.int32),
+        pv=pv,
+        nodes=per_root["nodes"],
+        stats=stats,
+    )
+
+
+def alphabeta(
+    game: Game,
+    state: Any,
+    depth: int,
+    mode: str = "auto",
+    split: int = 2,
+    **options: Any,
+) -> SearchResult:
+    """Alpha-beta of one root.
+
+    Two ways to run it:
+
+    * ``"device"``: the root is one lane of :func:`alphabeta_batch`; the whole search runs in
+      one jitted loop, one node per iteration.
+    * ``"host"``: a host-side driver expands the top ``split`` plies level by level, ships
+      the whole frontier to the device as one batch of independent alpha-beta searches
+      (``depth - split`` plies each, one lane per frontier node), and backs their values up
+      the top of the tree with the segment reductions of :mod:`jaxgames.search.minimax`.
+      The top plies are searched without pruning; the frontier searches run side by side.
+
+    ``"auto"`` takes the host driver from depth 5 on and the device search below
+    (measured in ``benchmarks/alphabeta.py``). Both return the exact alpha-beta value.
+
+    Args:
+        options: passed to :func:`alphabeta_batch` (ordering switches, TT, quiescence...).
+    """
+    _validate(game, depth)
+    if mode not in ("auto", "device", "host"):
+        raise GameError(f"alphabeta: mode must be auto, device or host, got {mode!r}")
+    if mode == "auto":
+        mode = "host" if depth >= 5 else "device"
+    if mode == "host" and depth > split:
+        return _host_driver(game, state, depth, split, **options)
+    result = alphabeta_batch(game, stack([to_numpy(state)]), depth, **options)
+    stats = dict(result.stats)
+    stats["nodes"] = int(result.nodes[0])
+    stats["mode"] = "device"
+    return SearchResult(
+        value=result.value[0],
+        best_action=int(result.best_action[0]),
+        pv=[int(a) for a in result.pv[0] if a >= 0],
+        stats=stats,
+    )
+
+
+def _host_driver(game: Game, state: Any, depth: int, split: int, **options: Any) -> SearchResult:
+    from jaxgames.search.levels import expand_levels
+    from jaxgames.search.minimax import backup, principal_variation, root_action_values
+
+    start = time.perf_counter()
+    levels = expand_levels(game, stack([to_numpy(state)]), split)
+    frontier = levels.states[-1]
+    plies = len(levels.edges)
+    below = alphabeta_batch(game, frontier, depth - plies, **options)
+    back = backup(game, levels, deepest=below.value)
+    pv = principal_variation(levels, back, 0)
+    node = 0  # follow the PV to its frontier node, then append that node's own PV
+    for level, edges in enumerate(levels.edges):
+        edge = back.best_edge[level][node]
+        if edge < 0:
+            break
+        node = int(edges.child[edge])
+    else:
+        pv += [int(a) for a in below.pv[node] if a >= 0]
+    top_nodes = sum(batch_size(s) for s in levels.states[:-1])
+    stats = dict(below.stats)
+    stats.update(
+        {
+            "nodes": int(top_nodes + below.nodes.sum()),
+            "frontier": batch_size(frontier),
+            "mode": "host",
+            "time_s": time.perf_counter() - start,
+        }
+    )
+    return SearchResult(
+        value=back.values[0][0],
+        best_action=pv[0] if pv else -1,
+        pv=pv,
+        stats=stats,
+        action_values=root_action_values(game, levels, back, 0),
+    )
+
+
+__all__ = ["ProbCut", "alphabeta", "alphabeta_batch", "fit_probcut"]

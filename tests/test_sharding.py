@@ -1,0 +1,143 @@
+"""Several devices and several processes, simulated on the CPU in subprocesses.
+
+``--xla_force_host_platform_device_count`` makes one CPU look like several devices; it must
+be set before JAX is imported, hence the subprocesses. Two processes on localhost join JAX's
+multi-process runtime for real (``jax.distributed.initialize``).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import jaxgames
+
+POSITIONS = ["4453", "44", "3246313", "2416615552", "44455554221"]
+DEPTH = 2
+
+FOUR_DEVICES = textwrap.dedent(
+    """
+    import json, sys
+    import jax, jax.numpy as jnp, numpy as np
+    import jaxgames, jaxgames.search
+    from jaxgames import kernels
+
+    positions, depth = json.loads(sys.argv[1]), int(sys.argv[2])
+    game = jaxgames.make("connect4")
+    states = kernels.pad_to(kernels.stack([game.parse(p) for p in positions]), 8)
+    sharded = kernels.shard_batch(states)
+    actions = jax.device_put(np.arange(8, dtype=np.int32) % 7, kernels.batch_sharding())
+    step = kernels.batched(game).step(sharded, actions)
+    legal = kernels.batched(game).legal_mask(sharded)
+    plain = kernels.batched(game).step(states, np.arange(8, dtype=np.int32) % 7)
+
+    seen = []  # the sharding of every batch the bulk evaluation hands to the search
+    search = jaxgames.search.minimax_batch
+    def spy(game, states, depth, **options):
+        leaf = jax.tree.leaves(states)[0]
+        seen.append([leaf.shape[0], len(leaf.sharding.device_set)])
+        return search(game, states, depth, **options)
+    jaxgames.search.minimax_batch = spy
+    rows = jaxgames.evaluate(game, positions, algorithm="minimax", depth=depth, chunk_size=3)
+
+    print(json.dumps({
+        "devices": jax.device_count(),
+        "step_devices": len(step.board.sharding.device_set),
+        "legal_devices": len(legal.sharding.device_set),
+        "shard_rows": [s.data.shape[0] for s in step.board.addressable_shards],
+        "same_as_one_device": bool(np.array_equal(step.board, plain.board)),
+        "searched": seen,
+        "rows": rows,
+    }))
+    """
+)
+
+
+def assert_same_rows(got, expected):
+    """Equal rows; values to float32 rounding (this process may run on another backend)."""
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert {**g, "value": 0} == {**e, "value": 0}
+        assert g["value"] == pytest.approx(e["value"], abs=1e-6)
+
+
+def test_a_chunk_is_sharded_over_four_devices_and_gives_the_same_rows():
+    env = dict(
+        os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", FOUR_DEVICES, json.dumps(POSITIONS), str(DEPTH)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["devices"] == 4
+    # (a) a jitted batched kernel on sharded input runs on, and returns, all 4 devices
+    assert got["step_devices"] == 4 and got["legal_devices"] == 4
+    assert got["shard_rows"] == [2, 2, 2, 2] and got["same_as_one_device"]
+    # the bulk evaluation pads each chunk of 3 to 4 rows, one per device
+    assert got["searched"] == [[4, 4], [4, 4]]
+    # (b) and its rows are those of a run on one device
+    one_device = jaxgames.evaluate(
+        "connect4", POSITIONS, algorithm="minimax", depth=DEPTH, chunk_size=3
+    )
+    assert_same_rows(got["rows"], one_device)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_each_evaluate_their_slice(tmp_path):
+    positions = tmp_path / "positions.txt"
+    positions.write_text("\n".join(POSITIONS) + "\n")
+    out = tmp_path / "rows.jsonl"
+    address = f"localhost:{free_port()}"
+    argv = ["evaluate", "connect4", str(positions), "--algo", "minimax", "--depth", str(DEPTH)]
+    argv += ["--chunk", "2", "--out", str(out), "--distributed"]
+    procs = []
+    for index in range(2):
+        env = dict(
+            os.environ,
+            JAX_PLATFORMS="cpu",
+            JAX_COORDINATOR_ADDRESS=address,
+            JAX_NUM_PROCESSES="2",
+            JAX_PROCESS_ID=str(index),
+        )
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "jaxgames", *argv],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    results = []
+    for proc in procs:
+        try:
+            results.append(proc.communicate(timeout=300))
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+            pytest.fail("the two processes did not finish")
+    for index, (proc, (_, err)) in enumerate(zip(procs, results, strict=True)):
+        assert proc.returncode == 0, err
+        assert f"process {index} of 2:" in err
+    parts = [tmp_path / f"rows.jsonl.part{i}" for i in range(2)]
+    rows = [json.loads(line) for part in parts for line in part.read_text().splitlines()]
+    one_process = jaxgames.evaluate(
+        "connect4", POSITIONS, algorithm="minimax", depth=DEPTH, chunk_size=2
+    )
+    assert [r["position"] for r in rows] == POSITIONS
+    assert len(parts[0].read_text().splitlines()) == 2  # the first of two contiguous slices
+    assert_same_rows(rows, one_process)
