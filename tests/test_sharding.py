@@ -12,9 +12,12 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import jaxgames
+import jaxgames.search
+from jaxgames import kernels
 
 POSITIONS = ["4453", "44", "3246313", "2416615552", "44455554221"]
 DEPTH = 2
@@ -141,3 +144,52 @@ def test_two_processes_each_evaluate_their_slice(tmp_path):
     assert [r["position"] for r in rows] == POSITIONS
     assert len(parts[0].read_text().splitlines()) == 2  # the first of two contiguous slices
     assert_same_rows(rows, one_process)
+
+
+ALPHABETA_ON_FOUR_DEVICES = textwrap.dedent(
+    """
+    import json, sys
+    import jax
+    import jaxgames
+    from jaxgames import kernels, search
+
+    positions = json.loads(sys.argv[1])
+    game = jaxgames.make("connect4")
+    states = kernels.stack([game.parse(p) for p in positions])
+    result = search.alphabeta_batch(game, states, 4)
+    print(json.dumps({
+        "devices": result.stats["devices"],
+        "value": result.value.tolist(),
+        "best": result.best_action.tolist(),
+    }))
+    """
+)
+
+
+def test_alphabeta_searches_each_device_share_and_gives_the_same_values():
+    positions = POSITIONS + ["4455", "", "52753311433677442422121"]  # 8: two per device
+    env = dict(
+        os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", ALPHABETA_ON_FOUR_DEVICES, json.dumps(positions)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got["devices"] == 4  # one work queue per device, under shard_map
+    game = jaxgames.make("connect4")
+    one = jaxgames.search.alphabeta_batch(
+        game, kernels.stack([game.parse(p) for p in positions]), 4
+    )
+    np.testing.assert_allclose(got["value"], one.value, atol=1e-6)
+    # ties may break differently (each device has its own table), values may not: the move
+    # each chose must have the value of the position
+    for i, p in enumerate(positions):
+        state = game.parse(p)
+        child = game.step(state, got["best"][i])
+        after = jaxgames.search.minimax(game, child, 3).value
+        np.testing.assert_allclose(after, one.value[i], atol=1e-6)

@@ -42,9 +42,10 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh, PartitionSpec
 
 from jaxgames.game import Game, GameError
-from jaxgames.kernels import batch_size, leaf_values, stack, to_numpy
+from jaxgames.kernels import batch_size, leaf_values, local_mesh, shard_batch, stack, to_numpy
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
 NEG_INF = -jnp.inf
@@ -430,7 +431,6 @@ class Results(NamedTuple):
     tt_hits: jax.Array  # int32[N]
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
 def _search(
     game: Game, opt: Options, num_lanes: int, events: int, roots, target, first_depth, table
 ):
@@ -532,6 +532,46 @@ def _search(
     return results, table
 
 
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
+def _search_on_devices(
+    game: Game,
+    opt: Options,
+    num_lanes: int,
+    events: int,
+    mesh: Mesh | None,
+    roots,
+    target,
+    first_depth,
+    tables,
+):
+    """:func:`_search` on one device, or on every device of ``mesh`` with ``shard_map``.
+
+    Each device takes its contiguous share of the roots, with its own lanes, work queue and
+    transposition table (``tables`` is ``[devices, T, 4]``), so no device waits on another
+    until the end.
+    """
+    if mesh is None:
+        results, table = _search(
+            game, opt, num_lanes, events, roots, target, first_depth, tables[0]
+        )
+        return results, table[None]
+
+    def per_device(roots, tables):
+        results, table = _search(
+            game, opt, num_lanes, events, roots, target, first_depth, tables[0]
+        )
+        return results, table[None]
+
+    axis = mesh.axis_names[0]
+    return jax.shard_map(
+        per_device,
+        mesh=mesh,
+        in_specs=(PartitionSpec(axis), PartitionSpec(axis)),
+        out_specs=(PartitionSpec(axis), PartitionSpec(axis)),
+        check_vma=False,
+    )(roots, tables)
+
+
 @dataclasses.dataclass(frozen=True)
 class ProbCut:
     """A ProbCut model (Buro 1995): a shallow search predicts the deep one linearly.
@@ -623,8 +663,11 @@ def alphabeta_batch(
         beam: INEXACT forward pruning; keep only the ``beam`` best moves per node by a
             one-ply look-ahead (0: off).
         probcut: INEXACT forward pruning; a :class:`ProbCut` model (None: off).
-        lanes: searches run side by side; roots beyond that wait in a queue and go to the
-            first lane that finishes (more lanes: wider vector work, longer tail).
+        lanes: searches run side by side (per device); roots beyond that wait in a queue and
+            go to the first lane that finishes (more lanes: wider vector work, longer tail).
+            With several local devices and N a multiple of their count, each device
+            searches its own contiguous share of the roots (``shard_map`` over a mesh of
+            the local devices), with its own queue and transposition table.
         events: lockstep events between refills of finished lanes.
 
     Returns:
@@ -645,12 +688,18 @@ def alphabeta_batch(
         probcut=probcut.as_tuple() if probcut is not None else None,
     )
     n = batch_size(states)
-    num_lanes = min(n, int(lanes))
+    devices = jax.local_device_count()
+    mesh = local_mesh() if devices > 1 and n % devices == 0 else None
+    share = n // devices if mesh is not None else n  # roots per device
+    num_lanes = min(share, int(lanes))
     roots = jax.tree.map(jnp.asarray, states)
-    table = jnp.zeros((1 << tt_bits if tt_bits else 1, 4), jnp.uint32)
+    tables = jnp.zeros((devices if mesh else 1, 1 << tt_bits if tt_bits else 1, 4), jnp.uint32)
+    if mesh is not None:
+        roots = shard_batch(roots, mesh)
+        tables = shard_batch(tables, mesh)
     first = 1 if (iterative_deepening and depth > 1) else depth
-    results, _ = _search(
-        game, opt, num_lanes, int(events), roots, jnp.int32(depth), jnp.int32(first), table
+    results, _ = _search_on_devices(
+        game, opt, num_lanes, int(events), mesh, roots, jnp.int32(depth), jnp.int32(first), tables
     )
     value = np.asarray(results.value, np.float32)
     mover = np.clip(np.asarray(jax.vmap(game.player)(roots)), 0, 1)
@@ -671,6 +720,7 @@ def alphabeta_batch(
             "time_s": time.perf_counter() - start_time,
             "exact": not beam and probcut is None,
             "lanes": num_lanes,
+            "devices": devices if mesh is not None else 1,
         }
     )
     return BatchSearchResult(
