@@ -468,14 +468,22 @@ def _search(
     )
     advance_all = jax.vmap(advance, in_axes=(0, None, 0))
 
+    def write(table, pending):
+        index, rows = pending
+        return table.at[index].set(rows, mode="drop")
+
     def run_events(_, carry):
-        lanes, table = carry
+        # The previous event's table writes go in first, then this event reads: the table's
+        # old buffer then has no reader left and XLA updates it in place (reading first and
+        # writing after made it copy the whole table at every event).
+        lanes, table, pending = carry
+        if pending is not None:
+            table = write(table, pending)
         lanes, store = advance_all(lanes, table, lanes.depth)
         if store is not None:
-            index, rows, write = store
-            index = jnp.where(write, index, table.shape[0])  # out of range: dropped
-            table = table.at[index].set(rows, mode="drop")
-        return lanes, table
+            index, rows, writes = store
+            pending = (jnp.where(writes, index, table.shape[0]), rows)  # out of range: none
+        return lanes, table, pending
 
     def cond(carry):
         lanes = carry[0]
@@ -483,7 +491,15 @@ def _search(
 
     def body(carry):
         lanes, table, results, next_root = carry
-        lanes, table = jax.lax.fori_loop(0, events, run_events, (lanes, table))
+        pending = None
+        if opt.tt_bits:
+            pending = (
+                jnp.full((num_lanes,), table.shape[0], jnp.int32),
+                jnp.zeros((num_lanes, 4), jnp.uint32),
+            )
+        lanes, table, pending = jax.lax.fori_loop(0, events, run_events, (lanes, table, pending))
+        if pending is not None:
+            table = write(table, pending)
         finished = lanes.done & (lanes.root >= 0)
         final = finished & (lanes.depth >= target)
         slot = jnp.where(finished, lanes.root, n)  # out of range: dropped
