@@ -25,10 +25,13 @@ variation searched first), killer moves per ply, the history heuristic, and the 
 in the transposition table. The transposition table is shared by all lanes, keyed by the
 game's Zobrist hash, and stores (value, bound type, remaining depth, best move); it only
 answers for the same remaining depth, so the value is always exactly the depth-limited
-minimax value. Lock-less: an entry is stored as ``(key ^ data, data)`` and read back only if
+minimax value. Replacement: a slot is taken over by any other position, but for the same
+position a deeper result, or an exact one over a bound of the same depth, is kept.
+Lock-less: an entry is stored as ``(key ^ data, data)`` and read back only if
 the XOR checks, so a torn write by two lanes at once reads as a miss.
 
-Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`.
+Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`
+(to float32 rounding: the same EVAL may be compiled into differently fused code).
 Forward pruning (beam, ProbCut) does, and is off by default (see its options).
 """
 
@@ -367,10 +370,17 @@ def _search_fns(game: Game, opt: Options):
             )
             key = game.hash(parent)
             entry = _tt_pack(value, jnp.maximum(remaining, 0), flag, _get(f.best_move, sp))
+            # replacement: a slot holding another position is overwritten; one holding this
+            # position keeps a deeper result, or an exact one of the same depth
+            held, _, held_depth, held_flag, _ = _tt_probe(table, key, opt.tt_bits)
+            keep = held & (
+                (held_depth > remaining)
+                | ((held_depth == remaining) & (held_flag == EXACT) & (flag != EXACT))
+            )
             store = (
                 _tt_index(key, opt.tt_bits),
                 jnp.concatenate([key ^ entry, entry]),
-                finish & (remaining > 0),  # quiescence frames are not stored
+                finish & (remaining > 0) & ~keep,  # quiescence frames are not stored
             )
         return lane, store
 
