@@ -793,9 +793,9 @@ def alphabeta(
       the top of the tree with the segment reductions of :mod:`jaxgames.search.minimax`.
       The top plies are searched without pruning; the frontier searches run side by side.
 
-    ``"auto"`` takes the host driver from depth 4 on and the device search below (measured
-    in ``benchmarks/alphabeta.py``: at depths 4 and 6 the host driver was about 3x faster on
-    a 2-core CPU). Both return the exact alpha-beta value.
+    ``"auto"`` takes the device search: in ``benchmarks/alphabeta.py`` on a 2-core CPU it
+    was faster than the host driver on single connect-four roots at depths 4 and 6 (163 vs
+    105 and 36 vs 32 positions/s). Both return the exact alpha-beta value.
 
     Args:
         options: passed to :func:`alphabeta_batch` (ordering switches, TT, quiescence...).
@@ -804,7 +804,7 @@ def alphabeta(
     if mode not in ("auto", "device", "host"):
         raise GameError(f"alphabeta: mode must be auto, device or host, got {mode!r}")
     if mode == "auto":
-        mode = "host" if depth >= 4 else "device"
+        mode = "device"
     if mode == "host" and depth > split:
         return _host_driver(game, state, depth, split, **options)
     result = alphabeta_batch(game, stack([to_numpy(state)]), depth, **options)
