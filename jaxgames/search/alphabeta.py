@@ -132,27 +132,19 @@ def _tt_probe(table: jax.Array, key: jax.Array, bits: int):
     return hit, value, depth, flag, move
 
 
-def _hot(x: jax.Array, i: jax.Array, active: Any = True) -> jax.Array:
-    """One-hot mask over x's leading axis, shaped to broadcast against x."""
-    hot = (jnp.arange(x.shape[0]) == i) & active
-    return hot.reshape((-1,) + (1,) * (x.ndim - 1))
-
-
 def _get(x: jax.Array, i: jax.Array) -> jax.Array:
-    """``x[i]`` along the leading axis, as a dense masked reduction.
-
-    Under ``vmap`` a per-lane index turns ``x[i]`` into a gather (and ``x.at[i].set`` into a
-    scatter), which XLA runs slowly on CPU; a masked sum over a handful of frames is a plain
-    elementwise loop that fuses with its neighbours.
-    """
-    if x.dtype == jnp.bool_:
-        return jnp.any(_hot(x, i) & x, axis=0)
-    return jnp.sum(jnp.where(_hot(x, i), x, jnp.zeros((), x.dtype)), axis=0).astype(x.dtype)
+    """``x[i]`` along the leading axis (a lane's frame ``i``)."""
+    return x[i]
 
 
 def _set(x: jax.Array, i: jax.Array, value: Any, active: Any = True) -> jax.Array:
-    """``x.at[i].set(value)`` when ``active`` (else ``x``), densely (see :func:`_get`)."""
-    return jnp.where(_hot(x, i, active), jnp.asarray(value, x.dtype)[None], x)
+    """``x.at[i].set(value)`` when ``active``, else ``x`` unchanged.
+
+    Under ``vmap`` this is one scatter of a row per lane. (A dense masked select over all
+    frames measured 10-15% slower on CPU: it rewrites every frame of every lane.)
+    """
+    value = jnp.asarray(value, x.dtype)
+    return x.at[i].set(jnp.where(active, value, x[i]))
 
 
 EXACT, LOWER, UPPER = 0, 1, 2
