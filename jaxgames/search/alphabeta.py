@@ -785,9 +785,10 @@ def alphabeta(
       the top of the tree with the segment reductions of :mod:`jaxgames.search.minimax`.
       The top plies are searched without pruning; the frontier searches run side by side.
 
-    ``"auto"`` takes the device search: in ``benchmarks/alphabeta.py`` on a 2-core CPU it
-    was faster than the host driver on single connect-four roots at depths 4 and 6 (163 vs
-    105 and 36 vs 32 positions/s). Both return the exact alpha-beta value.
+    ``"auto"`` takes the host driver from depth 6 and the device search below: in
+    ``benchmarks/alphabeta.py`` on a 2-core CPU, on single connect-four roots, the device
+    search was faster at depth 4 (117 vs 102 positions/s) and the host driver at depth 6
+    (32.7 vs 24.1). Both return the exact alpha-beta value.
 
     Args:
         options: passed to :func:`alphabeta_batch` (ordering switches, TT, quiescence...).
@@ -796,7 +797,7 @@ def alphabeta(
     if mode not in ("auto", "device", "host"):
         raise GameError(f"alphabeta: mode must be auto, device or host, got {mode!r}")
     if mode == "auto":
-        mode = "device"
+        mode = "host" if depth >= 6 else "device"
     if mode == "host" and depth > split:
         return _host_driver(game, state, depth, split, **options)
     result = alphabeta_batch(game, stack([to_numpy(state)]), depth, **options)
