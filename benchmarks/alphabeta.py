@@ -36,7 +36,6 @@ import inspect
 import json
 import math
 import os
-import platform
 import random
 import statistics
 import sys
@@ -46,6 +45,7 @@ from typing import Any
 import jax
 import numpy as np
 from jaxgames.kernels import batch_size, stack, take, to_numpy
+from machine import machine_info
 
 import jaxgames
 from jaxgames import search
@@ -62,26 +62,6 @@ FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt")
 
 
 # ---------------------------------------------------------------- machine and positions
-def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "jax": jax.__version__,
-        "backend": jax.default_backend(),
-        "devices": [d.device_kind for d in jax.devices()],
-    }
-
-
 def versions() -> dict[str, str | None]:
     out: dict[str, str | None] = {"jax": jax.__version__, "jaxgames": jaxgames.__version__}
     for dist in ("jaxlib", "open_spiel"):

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -28,31 +27,12 @@ import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import batched, sample_legal
 from jaxgames.kernels.playout import _playouts, compaction_pays
+from machine import machine_info
 
 import jaxgames
 
 PGX_NAMES = {"tictactoe": "tic_tac_toe", "connect4": "connect_four"}
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "jax": jax.__version__,
-        "backend": jax.default_backend(),
-        "devices": [d.device_kind for d in jax.devices()],
-    }
 
 
 def import_time(module: str) -> float | None:
