@@ -144,11 +144,12 @@ class ConnectFour(Game):
         self._through = _lines_through(self.lines, self.cells)  # [cells, M, connect]
         self._zobrist = zobrist_table(_ZOBRIST_SEED, self.cells, 2)  # [cells, 2, 2]
         self._zobrist_side = zobrist_table(_ZOBRIST_SEED + 1, 1)[0]  # [2]: o to move
-        # Heuristic tables: weight of a line holding n stones of one colour only, and a
-        # bonus per stone by column (the centre column(s) of the board).
-        self._line_weight = np.array(
-            [n * n for n in range(connect)] + [0], np.float32
-        )  # [connect + 1]
+        # Heuristic tables: which cells each line covers (so that stones per line are one
+        # matrix product, cheaper than gathering every line's cells), and a bonus per stone
+        # by column (the centre column(s) of the board).
+        self._line_cells = np.zeros((self.cells, len(self.lines)), np.float32)  # [cells, L]
+        for index, line in enumerate(self.lines):
+            self._line_cells[line, index] = 1.0
         centre = np.zeros((width,), np.float32)
         centre[(width - 1) // 2] = centre[width // 2] = 1.0
         self._centre_bonus = np.tile(centre, height)  # [cells]
@@ -218,13 +219,16 @@ class ConnectFour(Game):
         strictly less than ``1 / max_score``, the smallest value of a decided game: a
         heuristic never outranks a proven win or loss. At terminal states it is ``utility``.
         """
-        lines = state.board[jnp.asarray(self.lines)]  # [L, connect]
-        nx = jnp.sum(lines == 1, axis=1)  # [L]
-        no = jnp.sum(lines == 2, axis=1)  # [L]
-        weight = jnp.asarray(self._line_weight)
-        raw = jnp.sum(jnp.where(no == 0, weight[nx], 0.0) - jnp.where(nx == 0, weight[no], 0.0))
-        stone = jnp.where(state.board == 1, 1.0, jnp.where(state.board == 2, -1.0, 0.0))
-        raw = raw + jnp.sum(stone * jnp.asarray(self._centre_bonus))
+        x = (state.board == 1).astype(jnp.float32)  # [cells]
+        o = (state.board == 2).astype(jnp.float32)  # [cells]
+        cells = jnp.asarray(self._line_cells)  # [cells, L]
+        nx, no = x @ cells, o @ cells  # [L]: stones of each colour per line
+
+        def weight(n):  # n * n for an open line of n < connect stones (a full line: 0)
+            return jnp.where(n < self.connect, n * n, 0.0)
+
+        raw = jnp.sum(jnp.where(no == 0, weight(nx), 0.0) - jnp.where(nx == 0, weight(no), 0.0))
+        raw = raw + jnp.dot(x - o, jnp.asarray(self._centre_bonus))
         e = jnp.tanh(raw / 16.0) / (2.0 * self.max_score)
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
 
