@@ -181,8 +181,17 @@ def _search_fns(game: Game, opt: Options):
             keys = jnp.where(ply_is_q, keys, look)
         return jnp.where(mask, keys, -jnp.inf)
 
-    def open_frame(lane, frame, state, alpha, beta, on_pv, remaining, table, active=True):
-        """Initialise frame ``frame`` for ``state`` with window (alpha, beta), if ``active``."""
+    def tt_best_move(table, state):
+        """The move the transposition table holds for ``state`` (-1: none)."""
+        hit, _, _, _, move = _tt_probe(table, game.hash(state), opt.tt_bits)
+        return jnp.where(hit, move, -1)
+
+    def open_frame(lane, frame, state, alpha, beta, on_pv, remaining, tt_move, active=True):
+        """Initialise frame ``frame`` for ``state`` with window (alpha, beta), if ``active``.
+
+        ``tt_move`` is the transposition table's move for ``state`` (-1: none); the caller
+        has already probed the table for this state, so it is not probed twice.
+        """
         f = lane.frames
         mover = game.player(state)
         legal = game.legal_mask(state)
@@ -193,10 +202,6 @@ def _search_fns(game: Game, opt: Options):
             legal = jnp.where(in_q, legal & game.noisy_mask(state), legal)
             best = jnp.where(in_q, stand_pat, NEG_INF)
         pv_move = jnp.where(on_pv, _get(lane.prev_pv, frame), -1)
-        tt_move = jnp.int32(-1)
-        if use_tt:
-            hit, _, _, _, move = _tt_probe(table, game.hash(state), opt.tt_bits)
-            tt_move = jnp.where(hit, move, -1)
         keys = move_keys(state, frame, lane, legal, pv_move, tt_move, in_q)
         count = jnp.sum(legal, dtype=jnp.int32)
         if opt.beam:
@@ -283,8 +288,10 @@ def _search_fns(game: Game, opt: Options):
         on_pv = _get(f.on_pv, sp) & (move == _get(lane.prev_pv, sp))
         tt_value = jnp.float32(0.0)
         tt_stop = jnp.bool_(False)
+        child_tt_move = jnp.int32(-1)
         if use_tt:
-            hit, value, t_depth, flag, _ = _tt_probe(table, game.hash(child), opt.tt_bits)
+            hit, value, t_depth, flag, t_move = _tt_probe(table, game.hash(child), opt.tt_bits)
+            child_tt_move = jnp.where(hit, t_move, -1)
             # no cutoff on the previous PV, so that the new PV is searched out in full
             usable = hit & (t_depth == c_remaining) & (c_remaining > 0) & ~is_leaf & ~on_pv
             tt_stop = usable & (
@@ -349,7 +356,9 @@ def _search_fns(game: Game, opt: Options):
             jnp.where(expand, remaining, depth - up),
             (expand & settle) | (finish & (sp > 0)),
         )
-        lane = open_frame(lane, sp + 1, child, c_alpha, c_beta, on_pv, c_remaining, table, push)
+        lane = open_frame(
+            lane, sp + 1, child, c_alpha, c_beta, on_pv, c_remaining, child_tt_move, push
+        )
         lane = lane._replace(
             sp=jnp.where(push, sp + 1, jnp.where(finish, up, sp)),
             done=lane.done | (finish & (sp == 0)),
@@ -410,7 +419,8 @@ def _search_fns(game: Game, opt: Options):
         # the root window: the utility bounds (no value lies outside them, so a move proven to
         # reach the best possible value ends the search at once, as a cutoff)
         low, high = jnp.float32(game.utility_min), jnp.float32(game.utility_max)
-        lane = open_frame(lane, 0, root, low, high, jnp.bool_(True), depth, table)
+        root_tt_move = tt_best_move(table, root) if use_tt else jnp.int32(-1)
+        lane = open_frame(lane, 0, root, low, high, jnp.bool_(True), depth, root_tt_move)
         # a terminal root, or depth 0: the root is a leaf
         terminal = game.terminal(root)
         is_leaf = terminal | (depth <= 0)
