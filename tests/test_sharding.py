@@ -60,6 +60,18 @@ FOUR_DEVICES = textwrap.dedent(
 )
 
 
+def on_four_devices(script: str, *args: str) -> dict:
+    """Run ``script`` in a fresh interpreter that sees 4 CPU devices; its last line, as JSON."""
+    env = dict(
+        os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 def assert_same_rows(got, expected):
     """Equal rows; values to float32 rounding (this process may run on another backend)."""
     assert len(got) == len(expected)
@@ -69,18 +81,7 @@ def assert_same_rows(got, expected):
 
 
 def test_a_chunk_is_sharded_over_four_devices_and_gives_the_same_rows():
-    env = dict(
-        os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", FOUR_DEVICES, json.dumps(POSITIONS), str(DEPTH)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = on_four_devices(FOUR_DEVICES, json.dumps(POSITIONS), str(DEPTH))
     assert got["devices"] == 4
     # (a) a jitted batched kernel on sharded input runs on, and returns, all 4 devices
     assert got["step_devices"] == 4 and got["legal_devices"] == 4
@@ -168,18 +169,7 @@ ALPHABETA_ON_FOUR_DEVICES = textwrap.dedent(
 
 def test_alphabeta_searches_each_device_share_and_gives_the_same_values():
     positions = POSITIONS + ["4455", "", "52753311433677442422121"]  # 8: two per device
-    env = dict(
-        os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=4"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", ALPHABETA_ON_FOUR_DEVICES, json.dumps(positions)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    got = json.loads(proc.stdout.splitlines()[-1])
+    got = on_four_devices(ALPHABETA_ON_FOUR_DEVICES, json.dumps(positions))
     assert got["devices"] == 4  # one work queue per device, under shard_map
     game = jaxgames.make("connect4")
     one = jaxgames.search.alphabeta_batch(
