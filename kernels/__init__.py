@@ -7,6 +7,7 @@ input shape.
 
 from jaxgames.kernels.batched import Batched, batched, leaf_values
 from jaxgames.kernels.expand import Frontier, expand, expand_all
+from jaxgames.kernels.expectation import expectation, outcomes
 from jaxgames.kernels.playout import PlayoutResult, playouts, sample_actions, sample_legal
 from jaxgames.kernels.sharding import batch_sharding, local_mesh, shard_batch, shard_multiple
 from jaxgames.kernels.states import (
@@ -31,8 +32,10 @@ __all__ = [
     "concat",
     "expand",
     "expand_all",
+    "expectation",
     "leaf_values",
     "local_mesh",
+    "outcomes",
     "pad_to",
     "playouts",
     "repeat",

@@ -4,6 +4,7 @@ Every search has the shape ``search.<name>(game, state, **options) -> SearchResu
 """
 
 from jaxgames.search.alphabeta import ProbCut, alphabeta, alphabeta_batch, fit_probcut
+from jaxgames.search.expectiminimax import expectiminimax, expectiminimax_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -17,6 +18,8 @@ __all__ = [
     "fit_probcut",
     "ProbCut",
     "distinct_positions",
+    "expectiminimax",
+    "expectiminimax_batch",
     "minimax",
     "minimax_batch",
     "perft",

@@ -1,0 +1,179 @@
+"""Expectiminimax, Star1 and Star2 against plain-Python expectation over explicit trees."""
+
+import numpy as np
+import pytest
+from jaxgames.kernels import stack
+
+import jaxgames
+from jaxgames.game import GameError
+from jaxgames.search import expectiminimax, expectiminimax_batch
+
+PRUNINGS = ("none", "alphabeta", "star1", "star2")
+
+
+# ------------------------------------------------------------------ plain-Python oracle
+def brute(node, depth=None):
+    """EXPECTIMINIMAX of a tree written with explicit movers, from player 0's side.
+
+    A leaf is a number; a decision node ``{"children": [...], "player": p, "eval": e}``; a
+    chance node ``{"chance": [[p, child], ...], "eval": e}``. With a depth, nodes at the
+    cutoff score their ``eval`` (0 when absent), as H-MINIMAX does.
+    """
+    if not isinstance(node, dict):
+        return float(node)
+    if depth == 0:
+        return float(node.get("eval", 0.0))
+    below = None if depth is None else depth - 1
+    if "chance" in node:
+        return sum(p * brute(child, below) for p, child in node["chance"] if p > 0)
+    values = [brute(child, below) for child in node["children"]]
+    return max(values) if node["player"] == 0 else min(values)
+
+
+def random_tree(
+    rng, depth, player=0, regular=True, zero_prob=0.0, informed=False, chance_width=(1, 3)
+):
+    """A random stochastic tree, leaves in [-9, 9], EVAL on every internal node.
+
+    ``informed``: EVAL is the node's true value plus noise (a good evaluation function, so
+    ordering by it is good ordering); otherwise EVAL is random.
+
+    ``regular``: MAX, chance, MIN, chance, ... (Ballard's *-minimax trees); otherwise node
+    kinds are drawn at random (chance below chance, early leaves, the same mover twice).
+    ``zero_prob``: chance that an outcome gets probability 0.
+    """
+
+    def grow(level, player, chance_next):
+        if level == depth or (not regular and level > 0 and rng.random() < 0.15):
+            return int(rng.integers(-9, 10))
+        is_chance = chance_next if regular else rng.random() < 0.4
+        width = int(rng.integers(1, 4))
+        if is_chance:
+            width = int(rng.integers(chance_width[0], chance_width[1] + 1))
+        noise = int(rng.integers(-9, 10))
+        if is_chance:
+            weights = rng.random(width) + 0.05
+            weights[rng.random(width) < zero_prob] = 0.0
+            if weights.sum() == 0:
+                weights[0] = 1.0
+            probs = [float(w) for w in weights / weights.sum()]
+            probs[-1] = 1.0 - sum(probs[:-1])
+            next_player = 1 - player if regular else int(rng.integers(0, 2))
+            node = {"chance": [[p, grow(level + 1, next_player, False)] for p in probs]}
+        else:
+            kids = [grow(level + 1, player, True) for _ in range(width)]
+            node = {"children": kids, "player": player}
+        node["eval"] = float(np.clip(brute(node) + noise / 4, -9, 9)) if informed else noise
+        return node
+
+    return grow(0, player, False)
+
+
+def forest(trees):
+    """One explicit-tree game whose root's children are the trees (one compile for all)."""
+    game = jaxgames.make("tree", tree={"children": trees, "player": 0})
+    return game, [game.parse(str(i)) for i in range(len(trees))]
+
+
+# ------------------------------------------------------------------ tests
+def test_aima_chance_tree_and_the_seeds_warning_about_leaf_values():
+    """AIMA's Figure 5.12: an order-preserving change of leaf values changes the decision;
+    a positive linear one does not."""
+
+    def tree(v):
+        return {
+            "children": [
+                {"chance": [[0.9, v[0]], [0.1, v[1]]]},
+                {"chance": [[0.9, v[2]], [0.1, v[3]]]},
+            ],
+            "player": 0,
+        }
+
+    values = [2, 3, 1, 4]
+    order_preserving = [20, 30, 1, 400]  # same order of leaf values: 1 < 2 < 3 < 4
+    linear = [3 * x + 7 for x in values]
+    assert sorted(range(4), key=lambda i: values[i]) == sorted(
+        range(4), key=lambda i: order_preserving[i]
+    )
+    decisions = {}
+    for label, leaves in (("original", values), ("monotone", order_preserving), ("linear", linear)):
+        game = jaxgames.make("tree", tree=tree(leaves))
+        for pruning in PRUNINGS:
+            result = expectiminimax(game, game.init(), 2, pruning=pruning)
+            assert result.value[0] == pytest.approx(brute(tree(leaves)), abs=1e-4)
+            decisions.setdefault(label, set()).add(result.best_action)
+    assert decisions["original"] == {0}  # 2.1 against 1.3
+    assert decisions["linear"] == {0}  # a positive linear map keeps the choice
+    assert decisions["monotone"] == {1}  # 21 against 40.9: the choice flips
+
+
+@pytest.mark.parametrize("regular", [True, False])
+def test_every_pruning_equals_brute_force_expectation(regular):
+    rng = np.random.default_rng(7 if regular else 8)
+    trees = [
+        random_tree(rng, int(rng.integers(2, 6)), regular=regular, zero_prob=0.15)
+        for _ in range(40)
+    ]
+    game, roots = forest(trees)
+    for tree, root in zip(trees, roots, strict=True):
+        want = brute(tree)
+        for pruning in PRUNINGS:
+            got = expectiminimax(game, root, 6, pruning=pruning).value
+            assert got[0] == pytest.approx(want, abs=1e-4), pruning
+
+
+def test_depth_limited_search_scores_the_cutoff_with_eval():
+    rng = np.random.default_rng(3)
+    trees = [random_tree(rng, 5, regular=bool(i % 2)) for i in range(12)]
+    game, roots = forest(trees)
+    for depth in (1, 2, 3):
+        batch = expectiminimax_batch(game, stack(roots), depth)
+        for i, (tree, root) in enumerate(zip(trees, roots, strict=True)):
+            want = brute(tree, depth)
+            assert batch.value[i, 0] == pytest.approx(want, abs=1e-4)
+            for pruning in ("none", "star1", "star2"):
+                got = expectiminimax(game, root, depth, pruning=pruning).value[0]
+                assert got == pytest.approx(want, abs=1e-4)
+
+
+def test_star1_and_star2_search_fewer_nodes_for_the_same_values():
+    """Ballard's *-minimax trees (MAX, chance, MIN, chance, ...) with an informative EVAL
+    (so moves are searched best-first): the pruned searches agree with plain
+    expectiminimax and, summed over many trees, open fewer nodes on the device."""
+    rng = np.random.default_rng(11)
+    trees = [random_tree(rng, 4, informed=True, chance_width=(2, 6)) for _ in range(16)]
+    game, roots = forest(trees)
+    opened = dict.fromkeys(PRUNINGS, 0)
+    visits = dict.fromkeys(PRUNINGS, 0)
+    for tree, root in zip(trees, roots, strict=True):
+        want = brute(tree)
+        for pruning in PRUNINGS:
+            result = expectiminimax(game, root, 4, pruning=pruning)
+            assert result.value[0] == pytest.approx(want, abs=1e-4)
+            opened[pruning] += result.stats["expansions"]
+            visits[pruning] += result.stats["nodes"]
+    assert opened["star2"] < opened["star1"] < opened["alphabeta"] <= opened["none"]
+    assert visits["star2"] < visits["none"] and visits["star1"] < visits["none"]
+
+
+def test_impossible_outcomes_are_never_searched():
+    tree = {
+        "children": [
+            {"chance": [[0.0, {"children": [5, 6], "player": 1}], [1.0, 2]]},
+            {"chance": [[0.5, 1], [0.5, 3], [0.0, -9]]},
+        ],
+        "player": 0,
+    }
+    game = jaxgames.make("tree", tree=tree)
+    result = expectiminimax(game, game.init(), 3, pruning="none")
+    assert result.value[0] == pytest.approx(2.0)
+    assert result.stats["nodes"] == 1 + 2 + 1 + 2  # root, two chance nodes, 3 leaves
+
+
+def test_pruning_needs_two_players_and_zero_sum():
+    game = jaxgames.make("tree", name="aima_3player")
+    with pytest.raises(GameError, match="two-player zero-sum"):
+        expectiminimax(game, game.init(), 2, pruning="star1")
+    assert expectiminimax(game, game.init(), 3, pruning="none").value.tolist() == [1, 2, 6]
+    with pytest.raises(GameError, match="pruning must be one of"):
+        expectiminimax(game, game.init(), 2, pruning="star3")
