@@ -79,20 +79,59 @@ def expand(game: Game, states: Any) -> Frontier:
     )
 
 
-def expand_all(game: Game, states: Any, chunk: int = 2048) -> Frontier:
+@functools.partial(jax.jit, static_argnums=0)
+def _weights(game: Game, states: Any) -> tuple[jax.Array, jax.Array]:
+    return jax.vmap(functools.partial(branch_weights, game))(states)  # [N, W] each
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _step_pairs(game: Game, states: Any, parent: jax.Array, action: jax.Array) -> Any:
+    return jax.vmap(game.step)(take(states, parent), action)
+
+
+SPARSE_WIDTH = 64
+"""Above this branching width :func:`expand_all` steps only the legal (parent, action) pairs."""
+
+
+def expand_all(game: Game, states: Any, chunk: int = 2048, sparse: bool | None = None) -> Frontier:
     """Expand any number of states on the host side, ``chunk`` parents per kernel call.
 
     Every call is padded to ``chunk`` parents so the kernel compiles once.
 
+    Args:
+        sparse: step only the legal (parent, action) pairs, found from the legal masks on
+            the host, in padded chunks of ``chunk`` children; the fused :func:`expand` steps
+            all ``N * W`` pairs, which wastes the work of the illegal ones when the action
+            space is wide and sparse (a full-turn backgammon move, a chess move). Default:
+            sparse when the branching width exceeds :data:`SPARSE_WIDTH`.
+
     Returns:
         A :class:`Frontier` of numpy arrays with exactly ``count`` entries.
     """
+    if sparse is None:
+        sparse = branch_width(game) > SPARSE_WIDTH
     n = batch_size(states)
     pieces, parents, actions, probs = [], [], [], []
     for start in range(0, n, chunk):
         part = take(states, slice(start, start + chunk))
         size = batch_size(part)
-        front = expand(game, pad_to(part, chunk))
+        padded = pad_to(part, chunk)
+        if sparse:
+            mask, prob = (np.asarray(x)[:size] for x in _weights(game, padded))
+            parent, action = np.nonzero(mask)
+            for lo in range(0, parent.size, chunk):
+                p, a = parent[lo : lo + chunk], action[lo : lo + chunk]
+                m = p.size
+                fill = chunk - m
+                kids = _step_pairs(
+                    game, padded, np.pad(p, (0, fill)).astype(np.int32), np.pad(a, (0, fill))
+                )
+                pieces.append(take(jax.tree.map(np.asarray, kids), slice(0, m)))
+                parents.append(p + start)
+                actions.append(a)
+                probs.append(prob[p, a])
+            continue
+        front = expand(game, padded)
         parent = np.asarray(front.parent)
         count = int(front.count)
         real = parent[:count] < size  # drop children of padding parents

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from jaxgames.kernels import (
     batched,
     expand,
+    expand_all,
     playouts,
     sample_actions,
     sample_legal,
@@ -136,6 +137,18 @@ def test_expand_lists_every_legal_child_in_order(game, seed):
     children = unstack(take(front.children, slice(0, count)))
     for child, (parent, action, _) in zip(children, expected, strict=True):
         assert_trees_equal(child, f["step"](states[parent], jnp.int32(action)))
+
+
+@pytest.mark.parametrize("game", ["tictactoe", "tree_chance"], indirect=True)
+def test_sparse_expansion_equals_the_fused_kernel(game):
+    """The host-compacted expansion (for wide action spaces) gives the same children."""
+    states = stack(random_states(game, 3) * 3)
+    fused = expand_all(game, states, chunk=4, sparse=False)
+    sparse = expand_all(game, states, chunk=4, sparse=True)
+    assert sparse.count == fused.count
+    for a, b in zip(fused[1:4], sparse[1:4], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert_trees_equal(fused.children, sparse.children)
 
 
 def test_playouts_end_in_terminal_states_with_consistent_lengths(game):
