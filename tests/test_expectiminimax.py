@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jaxgames.kernels import stack
 
 import jaxgames
@@ -57,7 +59,8 @@ def random_tree(
             if weights.sum() == 0:
                 weights[0] = 1.0
             probs = [float(w) for w in weights / weights.sum()]
-            probs[-1] = 1.0 - sum(probs[:-1])
+            top = int(np.argmax(weights))  # the rounding residue goes to the likeliest
+            probs[top] = 1.0 - (sum(probs) - probs[top])
             next_player = 1 - player if regular else int(rng.integers(0, 2))
             node = {"chance": [[p, grow(level + 1, next_player, False)] for p in probs]}
         else:
@@ -109,17 +112,24 @@ def test_aima_chance_tree_and_the_seeds_warning_about_leaf_values():
 
 @pytest.mark.parametrize("regular", [True, False])
 def test_every_pruning_equals_brute_force_expectation(regular):
+    """Host driver and device lanes, every pruning, on random stochastic trees."""
     rng = np.random.default_rng(7 if regular else 8)
     trees = [
         random_tree(rng, int(rng.integers(2, 6)), regular=regular, zero_prob=0.15)
         for _ in range(40)
     ]
     game, roots = forest(trees)
-    for tree, root in zip(trees, roots, strict=True):
-        want = brute(tree)
+    want = np.array([brute(tree) for tree in trees])
+    for root, expected in zip(roots, want, strict=True):
         for pruning in PRUNINGS:
             got = expectiminimax(game, root, 6, pruning=pruning).value
-            assert got[0] == pytest.approx(want, abs=1e-4), pruning
+            assert got[0] == pytest.approx(expected, abs=1e-4), pruning
+    # the lanes compile once per pruning: the irregular trees (every kind of node anywhere)
+    # check all four, the regular ones the Star searches
+    for pruning in ("star1", "star2") if regular else PRUNINGS:
+        batch = expectiminimax_batch(game, stack(roots), 6, pruning=pruning, lanes=16)
+        np.testing.assert_allclose(batch.value[:, 0], want, atol=1e-4, err_msg=pruning)
+        np.testing.assert_allclose(batch.value[:, 1], -want, atol=1e-4, err_msg=pruning)
 
 
 def test_depth_limited_search_scores_the_cutoff_with_eval():
@@ -134,6 +144,9 @@ def test_depth_limited_search_scores_the_cutoff_with_eval():
             for pruning in ("none", "star1", "star2"):
                 got = expectiminimax(game, root, depth, pruning=pruning).value[0]
                 assert got == pytest.approx(want, abs=1e-4)
+        if depth == 2:  # one compile of the lanes
+            lanes = expectiminimax_batch(game, stack(roots), depth, mode="lanes", lanes=8)
+            np.testing.assert_allclose(lanes.value, batch.value, atol=1e-4)
 
 
 def test_star1_and_star2_search_fewer_nodes_for_the_same_values():
@@ -154,6 +167,35 @@ def test_star1_and_star2_search_fewer_nodes_for_the_same_values():
             visits[pruning] += result.stats["nodes"]
     assert opened["star2"] < opened["star1"] < opened["alphabeta"] <= opened["none"]
     assert visits["star2"] < visits["none"] and visits["star1"] < visits["none"]
+
+
+def test_star1_and_star2_lanes_search_fewer_nodes_for_the_same_values():
+    """The same on the device, every tree its own lane (best-first by EVAL look-ahead)."""
+    rng = np.random.default_rng(11)
+    trees = [random_tree(rng, 4, informed=True, chance_width=(2, 6)) for _ in range(16)]
+    game, roots = forest(trees)
+    want = np.array([brute(tree) for tree in trees])
+    nodes = {}
+    for pruning in PRUNINGS:
+        result = expectiminimax_batch(game, stack(roots), 4, pruning=pruning, lanes=8)
+        np.testing.assert_allclose(result.value[:, 0], want, atol=1e-4, err_msg=pruning)
+        nodes[pruning] = result.stats["nodes"]
+    assert nodes["star2"] < nodes["star1"] < nodes["alphabeta"] <= nodes["none"]
+
+
+LANE_TREES = [random_tree(np.random.default_rng(s), 4, regular=s % 2 == 0) for s in range(12)]
+
+
+@settings(max_examples=8, deadline=None)
+@given(picks=st.lists(st.integers(0, len(LANE_TREES) - 1), min_size=8, max_size=8))
+def test_batched_lanes_equal_one_search_per_root(picks):
+    """Any mix of roots in one batch (repeats included) gets each root's own value."""
+    game, roots = forest(LANE_TREES)
+    batch = expectiminimax_batch(game, stack([roots[i] for i in picks]), 4, lanes=4)
+    for row, i in enumerate(picks):
+        alone = expectiminimax(game, roots[i], 4, pruning="star1")
+        assert batch.value[row, 0] == pytest.approx(alone.value[0], abs=1e-4)
+        assert batch.value[row, 0] == pytest.approx(brute(LANE_TREES[i], 4), abs=1e-4)
 
 
 def test_impossible_outcomes_are_never_searched():

@@ -39,7 +39,8 @@ number of players.
 Execution (as for alpha-beta): one root with a host-side driver (``mode="host"``: the top of
 the tree lives on the host; every node it opens is expanded on the device in one batch:
 legal moves or outcomes, the children, and their leaf values), or many roots at once on the
-device (:func:`expectiminimax_batch`, level-by-level expansion with segment backups).
+device (:func:`expectiminimax_batch`: Star1/Star2 in lockstep lanes, one search per root,
+or level-by-level expansion with segment backups).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from jaxgames.kernels import leaf_values, take
 from jaxgames.kernels.expand import branch_weights
 from jaxgames.search.minimax import minimax_batch
 from jaxgames.search.result import BatchSearchResult, SearchResult
+from jaxgames.search.star_lanes import star_lanes
 
 PRUNINGS = ("none", "alphabeta", "star1", "star2")
 
@@ -285,12 +287,14 @@ class _HostSearch:
                 max(a, low),
                 min(b, high),
             )
+            # an answer outside its window decides the node (Star1); the bound returned is
+            # kept on its side of the window whatever the rounding of the sums
             if v >= b:
                 self.stats["chance_cutoffs"] += 1
-                return done + p[i] * v + rest_lo
+                return max(done + p[i] * v + rest_lo, beta)
             if v <= a:
                 self.stats["chance_cutoffs"] += 1
-                return done + p[i] * v + rest_hi
+                return min(done + p[i] * v + rest_hi, alpha)
             done += p[i] * v
         return done
 
@@ -377,16 +381,46 @@ def expectiminimax(
     )
 
 
-def expectiminimax_batch(game: Game, states: Any, depth: int) -> BatchSearchResult:
-    """EXPECTIMINIMAX of many roots at once on the device, by level-by-level expansion.
-
-    Every level of every root's tree is one batched kernel call and values are backed up
-    with segment reductions (chance nodes: ``segment_sum`` of P(r) * value); there is no
-    pruning, so this is the exact reference and the fast path for shallow depths.
+def expectiminimax_batch(
+    game: Game,
+    states: Any,
+    depth: int,
+    *,
+    pruning: str = "star2",
+    mode: str = "auto",
+    order: str = "auto",
+    lanes: int = 256,
+    events: int = 16,
+) -> BatchSearchResult:
+    """EXPECTIMINIMAX of many roots at once on the device.
 
     Args:
         states: a batch ``[N]`` of roots.
         depth: plies below each root, chance plies included.
+        pruning: as for :func:`expectiminimax`; every choice gives the same values.
+        mode: ``"lanes"``: every root its own search with Star1/Star2 in lockstep lanes
+            (:mod:`jaxgames.search.star_lanes`; two-player zero-sum games); ``"levels"``:
+            level-by-level expansion with segment backups, no pruning (chance nodes:
+            ``segment_sum`` of P(r) * value), for any number of players. ``"auto"``: lanes
+            when the game allows pruning, else levels.
+        order: lanes only: ``"hint"`` (the game's ``move_order_scores``), ``"lookahead"``
+            (EVAL of every child), or ``"auto"`` (look-ahead when there are at most 64
+            actions).
+        lanes, events: lanes only: searches side by side, and events between refills.
     """
-    _check(game, depth, "none")
-    return minimax_batch(game, states, depth)
+    if mode == "auto":
+        mode = "lanes" if game.num_players == 2 and game.zero_sum else "levels"
+    if mode not in ("lanes", "levels"):
+        raise GameError(f"expectiminimax: mode must be 'auto', 'lanes' or 'levels', got {mode!r}")
+    if mode == "levels":
+        _check(game, depth, "none")
+        return minimax_batch(game, states, depth)
+    _check(game, depth, pruning)
+    if pruning == "none" and not (game.num_players == 2 and game.zero_sum):
+        raise GameError("expectiminimax: lanes need a two-player zero-sum game; use mode='levels'")
+    if order == "auto":
+        order = "lookahead" if game.num_actions <= 64 else "hint"
+    return star_lanes(game, states, depth, pruning, order=order, lanes=lanes, events=events)
+
+
+__all__ = ["PRUNINGS", "expectiminimax", "expectiminimax_batch"]
