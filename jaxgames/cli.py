@@ -84,9 +84,16 @@ def cmd_show(args: argparse.Namespace) -> int:
     terminal = bool(game.terminal(state))
     player = int(game.player(state))
     print(f"to move:  {'nobody (game over)' if terminal else _player_name(game, player)}")
-    legal = np.flatnonzero(np.asarray(game.legal_mask(state)))
-    moves = " ".join(game.action_to_string(state, int(a)) for a in legal)
-    print(f"moves:    {moves if moves else '(none)'}")
+    if player == CHANCE and not terminal:  # the outcomes and their probabilities
+        probs = np.asarray(game.chance_probs(state))
+        moves = " ".join(
+            f"{game.action_to_string(state, int(r))}:{probs[r]:.4g}" for r in np.flatnonzero(probs)
+        )
+        print(f"outcomes: {moves}")
+    else:
+        legal = np.flatnonzero(np.asarray(game.legal_mask(state)))
+        moves = " ".join(game.action_to_string(state, int(a)) for a in legal)
+        print(f"moves:    {moves if moves else '(none)'}")
     if terminal:
         print(f"utility:  {_fmt_vector(np.asarray(game.utility(state)))}")
     print(f"eval:     {_fmt_vector(np.asarray(game.evaluate(state)))}")
@@ -182,6 +189,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     game = _game(args.game)
     state = _state(game, args.position)
+    if game.num_states:  # the game enumerates its states: value iteration, cycles and all
+        return _solve_by_value_iteration(game, state, args.max_nodes)
     result = solve(game, state, max_nodes=args.max_nodes)
     mover = _mover(game, state)
     value = float(result.value[mover]) + 0.0
@@ -198,6 +207,33 @@ def cmd_solve(args: argparse.Namespace) -> int:
     print(f"pv:       {' '.join(names) if names else '(empty)'}")
     stats = result.stats
     print(f"nodes:    {stats['nodes']:,} distinct positions in {stats['time_s']:.2f} s")
+    return 0
+
+
+def _solve_by_value_iteration(game: Game, state: Any, max_nodes: int) -> int:
+    """``solve`` for games that enumerate their states: value iteration over all of them."""
+    from jaxgames.search import value_iteration
+
+    if game.num_states > max_nodes:
+        raise TooLarge(
+            f"solve: {game.spec} has {game.num_states:,} states, more than --max-nodes "
+            f"{max_nodes:,}"
+        )
+    result = value_iteration(game)
+    mover = _mover(game, state)
+    vector = result.value(state)
+    print(f"value:    {float(vector[mover]) + 0.0:+.8f} for {_player_name(game, mover)}")
+    best = result.best_action(state)
+    where = "game over" if bool(game.terminal(state)) else "chance node"
+    print(f"optimal:  {game.action_to_string(state, best) if best >= 0 else f'(none: {where})'}")
+    if hasattr(game, "solution_summary"):
+        for line in game.solution_summary(result):
+            print(line)
+    print(
+        f"solved:   {game.num_states:,} states by value iteration: {result.sweeps} sweeps, "
+        f"residual {result.residual:.1e}{'' if result.converged else ' (not converged)'}, "
+        f"{result.time_s:.2f} s"
+    )
     return 0
 
 
@@ -484,7 +520,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write one JSON row per position to this file")
     p.set_defaults(run=cmd_rollout)
 
-    p = sub.add_parser("solve", help="exact value and optimal moves by full search")
+    p = sub.add_parser(
+        "solve", help="exact value and optimal moves (full search, or value iteration)"
+    )
     p.add_argument("game")
     p.add_argument("position", nargs="?")
     p.add_argument("--max-nodes", type=int, default=50_000_000)

@@ -83,7 +83,8 @@ class Game:
     def legal_mask(self, state: State) -> jax.Array:
         """ACTIONS(s) as ``bool[num_actions]``. All False at a terminal state.
 
-        At a chance node the mask marks the outcomes with non-zero probability.
+        At a chance node the mask is not used (it may be all False): searches and kernels
+        read the outcomes from :meth:`chance_probs`.
         """
         raise NotImplementedError
 
@@ -143,6 +144,24 @@ class Game:
         The default marks no move noisy, so quiescence leaves such games unchanged.
         """
         return jnp.zeros((self.num_actions,), jnp.bool_)
+
+    num_states: int = 0
+    """Size ``N`` of the game's enumerated state space; 0 when it enumerates none. A game that
+    sets it implements :meth:`state_index` and :meth:`state_from_index`, and value iteration
+    (:mod:`jaxgames.search.retrograde`) solves it, cycles included."""
+
+    def state_index(self, state: State) -> jax.Array:
+        """int32 number in ``[0, num_states)`` of a non-terminal state (terminal: any value).
+
+        Every non-terminal child of an enumerated state must be enumerated, and
+        ``state_from_index(state_index(s))`` must give ``s`` back field for field.
+        """
+        raise NotImplementedError(f"{self.name} does not enumerate its states (num_states = 0)")
+
+    def state_from_index(self, index: jax.Array) -> State:
+        """The state numbered ``index`` (int32, in ``[0, num_states)``); inverse of
+        :meth:`state_index`. Enumerated states may be terminal or unreachable."""
+        raise NotImplementedError(f"{self.name} does not enumerate its states (num_states = 0)")
 
     # ------------------------------------------------------------------ host side
     def parse(self, text: str) -> State:

@@ -17,6 +17,7 @@ _REGISTRY: dict[str, str] = {
     "connect4": "jaxgames.games.connect4:ConnectFour",
     "tree": "jaxgames.games.tree:ExplicitTree",
     "uniform_tree": "jaxgames.games.uniform_tree:UniformTree",
+    "pig": "jaxgames.games.pig:Pig",
 }
 
 _CACHE: dict[tuple, Game] = {}

@@ -8,6 +8,7 @@ from jaxgames.search.expectiminimax import expectiminimax, expectiminimax_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
+from jaxgames.search.retrograde import ValueIterationResult, enumerate_states, value_iteration
 
 __all__ = [
     "BatchSearchResult",
@@ -24,4 +25,7 @@ __all__ = [
     "minimax_batch",
     "perft",
     "solve",
+    "ValueIterationResult",
+    "enumerate_states",
+    "value_iteration",
 ]
