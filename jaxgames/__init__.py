@@ -17,7 +17,7 @@ from jaxgames.registry import list_games, make, register
 def evaluate(
     game: Game | str,
     positions: Iterable[Any],
-    algorithm: str = "alphabeta",
+    algorithm: str = "auto",
     depth: int = 4,
     chunk_size: int | None = None,
     **options: Any,
@@ -35,7 +35,7 @@ def evaluate(
 def iter_evaluate(
     game: Game | str,
     positions: Iterable[Any],
-    algorithm: str = "alphabeta",
+    algorithm: str = "auto",
     depth: int = 4,
     chunk_size: int | None = None,
     **options: Any,

@@ -72,6 +72,16 @@ def known_algorithms() -> list[str]:
     )
 
 
+def default_algorithm(game: Game) -> str:
+    """The search a game gets when none is named: expectiminimax for games with chance
+    nodes, alpha-beta for two-player zero-sum games, minimax (maxⁿ) otherwise."""
+    if game.num_chance_outcomes:
+        return "expectiminimax"
+    if game.num_players == 2 and game.zero_sum:
+        return "alphabeta"
+    return "minimax"
+
+
 def batch_search(algorithm: str) -> Callable[..., Any]:
     """``jaxgames.search.<algorithm>_batch``, or a one-line :class:`GameError`."""
     import jaxgames.search as search
@@ -95,7 +105,7 @@ def columns(game: Game) -> list[str]:
 def evaluate(
     game: Game | str,
     positions: Iterable[Any],
-    algorithm: str = "alphabeta",
+    algorithm: str = "auto",
     depth: int = 4,
     chunk_size: int | None = None,
     *,
@@ -108,7 +118,8 @@ def evaluate(
         game: a :class:`Game`, or a name or spec string (``"connect4:width=5,height=4"``).
         positions: strings, :class:`~jaxgames.positions.Position` records or parsed states
             (see the module docstring).
-        algorithm: ``"alphabeta"``, ``"minimax"``, ... (see :func:`known_algorithms`).
+        algorithm: ``"alphabeta"``, ``"expectiminimax"``, ``"minimax"``, ... (see
+            :func:`known_algorithms`); ``"auto"`` (default): :func:`default_algorithm`.
         depth: plies searched below each root (>= 0).
         chunk_size: positions per batch search (default :data:`DEFAULT_CHUNK_SIZE`).
         distributed: run under JAX's multi-process runtime (:func:`initialize_distributed`)
@@ -129,7 +140,7 @@ def evaluate(
 def iter_evaluate(
     game: Game | str,
     positions: Iterable[Any],
-    algorithm: str = "alphabeta",
+    algorithm: str = "auto",
     depth: int = 4,
     chunk_size: int | None = None,
     *,
@@ -149,7 +160,7 @@ def iter_evaluate(
 def iter_chunks(
     game: Game | str,
     positions: Iterable[Any],
-    algorithm: str = "alphabeta",
+    algorithm: str = "auto",
     depth: int = 4,
     chunk_size: int | None = None,
     *,
@@ -167,6 +178,8 @@ def iter_chunks(
         from jaxgames.registry import make
 
         game = make(game)
+    if algorithm == "auto":
+        algorithm = default_algorithm(game)
     search = batch_search(algorithm)
     if not isinstance(depth, int | np.integer) or depth < 0:
         raise GameError(f"evaluate: depth must be a whole number >= 0, got {depth!r}")

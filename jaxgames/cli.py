@@ -268,6 +268,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )
     if fmt == "table" and args.out:
         raise UsageError("evaluate: --format table is for the terminal; use jsonl or csv")
+    if args.algo == "auto":
+        args.algo = bulk.default_algorithm(game)
     bulk.batch_search(args.algo)  # an unknown algorithm fails before any output is touched
     cols = bulk.columns(game)
     chunk_size = args.chunk or bulk.DEFAULT_CHUNK_SIZE
@@ -532,7 +534,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game")
     p.add_argument("file", nargs="?", help="positions, one a line ('-': stdin; none: sample)")
     p.add_argument("--depth", type=int, default=4, help="plies searched below each position")
-    p.add_argument("--algo", choices=["alphabeta", "minimax"], default="alphabeta")
+    p.add_argument(
+        "--algo",
+        choices=["auto", "alphabeta", "expectiminimax", "minimax"],
+        default="auto",
+        help="search (auto: expectiminimax with chance nodes, else alpha-beta for two "
+        "players, minimax otherwise)",
+    )
     p.add_argument("--out", help="write rows here (resumes what is there); default stdout")
     p.add_argument(
         "--format",

@@ -219,3 +219,21 @@ def test_pruning_needs_two_players_and_zero_sum():
     assert expectiminimax(game, game.init(), 3, pruning="none").value.tolist() == [1, 2, 6]
     with pytest.raises(GameError, match="pruning must be one of"):
         expectiminimax(game, game.init(), 2, pruning="star3")
+
+
+def test_bulk_evaluation_picks_expectiminimax_for_games_with_chance():
+    """Pig's positions through ``jaxgames.evaluate``: the default search is expectiminimax,
+    and its rows agree with the host driver on each position."""
+    positions = [
+        "p0=0 p1=0 turn=0 to_move=0",
+        "p0=7 p1=3 turn=2 to_move=1",
+        "p0=8 p1=9 turn=0 to_move=0 rolling",
+    ]
+    game = jaxgames.make("pig", goal=10)
+    rows = jaxgames.evaluate(game, positions, depth=3)
+    assert [row["algorithm"] for row in rows] == ["expectiminimax"] * 3
+    for text, row in zip(positions, rows, strict=True):
+        state = game.parse(text)
+        mover = max(int(game.player(state)), 0)
+        alone = expectiminimax(game, state, 3, pruning="none")
+        assert row["value"] == pytest.approx(float(alone.value[mover]), abs=1e-4)
