@@ -198,6 +198,15 @@ def test_batched_lanes_equal_one_search_per_root(picks):
         assert batch.value[row, 0] == pytest.approx(brute(LANE_TREES[i], 4), abs=1e-4)
 
 
+def test_one_root_on_the_device_equals_the_host_driver():
+    game, roots = forest(LANE_TREES)
+    for i in (0, 1, 5):
+        host = expectiminimax(game, roots[i], 4)
+        device = expectiminimax(game, roots[i], 4, mode="device")
+        assert device.value[0] == pytest.approx(host.value[0], abs=1e-4)
+        assert device.value[0] == pytest.approx(brute(LANE_TREES[i], 4), abs=1e-4)
+
+
 def test_impossible_outcomes_are_never_searched():
     tree = {
         "children": [

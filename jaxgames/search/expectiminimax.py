@@ -54,7 +54,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import CHANCE, Game, GameError
-from jaxgames.kernels import leaf_values, take
+from jaxgames.kernels import leaf_values, stack, take
 from jaxgames.kernels.expand import branch_weights
 from jaxgames.search.minimax import minimax_batch
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -330,10 +330,11 @@ def expectiminimax(
     depth: int,
     *,
     pruning: str = "star2",
+    mode: str = "host",
     order: bool = True,
     table: bool = True,
 ) -> SearchResult:
-    """Depth-limited EXPECTIMINIMAX of one position by the host-side driver.
+    """Depth-limited EXPECTIMINIMAX of one position.
 
     Args:
         game: any game; chance nodes average over ``chance_probs``. Pruning needs two
@@ -342,6 +343,10 @@ def expectiminimax(
         depth: plies below the root, chance plies included.
         pruning: ``"star2"`` (default), ``"star1"``, ``"alphabeta"`` or ``"none"`` (see the
             module docstring); all give the same value.
+        mode: ``"host"`` (default): the host-side driver, each node it opens expanded on
+            the device in one batch; ``"device"``: one lane of
+            :func:`expectiminimax_batch` (the whole search in one jitted loop, no table;
+            two-player zero-sum games).
         order: search decision moves best-first by their one-ply look-ahead (EVAL).
         table: keep a transposition table of value bounds (and of expanded children) for
             the duration of the search, keyed by the exact position and depth, so that
@@ -357,6 +362,19 @@ def expectiminimax(
         (probe, then search), which the table makes cheap.
     """
     _check(game, depth, pruning)
+    if mode == "device":
+        batch = expectiminimax_batch(
+            game, stack([state]), depth, pruning=pruning, mode="lanes", lanes=1
+        )
+        pv = [int(a) for a in batch.pv[0] if a >= 0]
+        return SearchResult(
+            value=batch.value[0],
+            best_action=int(batch.best_action[0]),
+            pv=pv,
+            stats=dict(batch.stats),
+        )
+    if mode != "host":
+        raise GameError(f"expectiminimax: mode must be 'host' or 'device', got {mode!r}")
     start = time.perf_counter()
     driver = _HostSearch(game, pruning, order, table and pruning != "none")
     state = jax.tree.map(jnp.asarray, state)
