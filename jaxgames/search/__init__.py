@@ -4,7 +4,7 @@ Every search has the shape ``search.<name>(game, state, **options) -> SearchResu
 """
 
 from jaxgames.search.alphabeta import ProbCut, alphabeta, alphabeta_batch, fit_probcut
-from jaxgames.search.expectiminimax import expectiminimax, expectiminimax_batch
+from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -12,6 +12,7 @@ from jaxgames.search.retrograde import ValueIterationResult, enumerate_states, v
 
 __all__ = [
     "BatchSearchResult",
+    "PRUNINGS",
     "PerftResult",
     "SearchResult",
     "alphabeta",

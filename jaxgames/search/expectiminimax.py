@@ -91,6 +91,11 @@ def _children(game: Game, state: Any, actions: jax.Array):
     )
 
 
+@functools.partial(jax.jit, static_argnums=0)
+def _player(game: Game, state: Any) -> jax.Array:
+    return game.player(state)
+
+
 def _bucket(n: int) -> int:
     return max(8, 1 << (max(n, 1) - 1).bit_length())
 
@@ -140,7 +145,7 @@ class _HostSearch:
         children, player, terminal, value = _children(self.game, state, padded)
         prob = prob[actions].astype(np.float64) if is_chance else np.ones(m)
         child = _Children(
-            states=children,
+            states=jax.tree.map(np.asarray, children),  # host arrays: cheap to slice
             action=actions,
             prob=prob,
             player=np.asarray(player)[:m],
@@ -149,7 +154,7 @@ class _HostSearch:
         )
         if self.order and not is_chance and m > 1:
             # one-ply look-ahead ordering: the mover's best-looking child first
-            mover = int(np.asarray(self.game.player(state)))
+            mover = int(np.asarray(_player(self.game, state)))
             order = np.argsort(-child.value[:, mover], kind="stable")
             child = _Children(
                 states=jax.tree.map(lambda x: x[order], take(child.states, slice(0, m))),
