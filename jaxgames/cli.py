@@ -6,6 +6,7 @@
     jaxgames rollout GAME [FILE|-] --playouts N      random playouts from positions
     jaxgames solve GAME [POSITION]                   exact value and optimal moves
     jaxgames evaluate GAME [FILE|-] --out FILE       search many positions, one row each
+    jaxgames bench [--quick] [--games ...]           kernel throughput per backend, vs peers
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Bad input gets
 one line on stderr naming what and where, and exit status 2. When a positions file has bad
@@ -488,6 +489,29 @@ def _evaluate_summary(
     return "; ".join(parts)
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Throughput of every kernel per game, backend and batch size (:mod:`jaxgames.bench`).
+
+    Exit status 1 when a game or a row was skipped (each reported in one line), else 0.
+    """
+    from jaxgames import bench
+
+    config = bench.BenchConfig(
+        quick=args.quick,
+        games=args.games,
+        workloads=args.workloads or bench.WORKLOADS,
+        batches=args.batches,
+        backends=args.backends,
+        repeats=args.repeats,
+        out_dir=args.out or bench.DEFAULT_OUT,
+        peers=not args.no_peers,
+        seed=args.seed,
+        command=" ".join(["jaxgames", *args.argv]),
+    )
+    result = bench.run(config)
+    return 1 if result["skipped"] else 0
+
+
 def _report_bad(bad: list[BadLine]) -> None:
     for line in bad:
         print(f"jaxgames: skipped {line.source}: {line.message}", file=sys.stderr)
@@ -553,13 +577,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--distributed", action="store_true", help="one process of a JAX multi-process run"
     )
     p.set_defaults(run=cmd_evaluate)
+
+    p = sub.add_parser("bench", help="kernel throughput per game, backend and batch, vs peers")
+    p.add_argument("--quick", action="store_true", help="small sizes: about a minute on 2 cores")
+    p.add_argument("--games", nargs="+", help="game specs (default: every game; quick: 3)")
+    p.add_argument(
+        "--workloads",
+        nargs="+",
+        choices=["step", "playouts", "eval", "expectation", "search"],
+        metavar="WORKLOAD",
+        help="step, playouts, eval, expectation, search (default: all)",
+    )
+    p.add_argument("--batches", nargs="+", type=int, help="batch sizes (default: per workload)")
+    p.add_argument("--backends", nargs="+", help="JAX platforms (default: every one present)")
+    p.add_argument("--repeats", type=int, default=None, help="timed samples per row (median)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the positions' random play")
+    p.add_argument("--no-peers", action="store_true", help="skip pgx, OpenSpiel, python-chess")
+    p.add_argument("--out", help="directory for the JSON and PNG files (benchmarks/results)")
+    p.set_defaults(run=cmd_bench)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
+        argv = list(sys.argv[1:] if argv is None else argv)
         args = build_parser().parse_args(argv)
+        args.argv = argv
         return int(args.run(args))
     except (UsageError, GameError, TooLarge, ValueError) as err:
         if os.environ.get("JAXGAMES_DEBUG"):
