@@ -18,6 +18,7 @@ _REGISTRY: dict[str, str] = {
     "tree": "jaxgames.games.tree:ExplicitTree",
     "uniform_tree": "jaxgames.games.uniform_tree:UniformTree",
     "pig": "jaxgames.games.pig:Pig",
+    "chess": "jaxgames.games.chess:Chess",
 }
 
 _CACHE: dict[tuple, Game] = {}

@@ -1,0 +1,1080 @@
+"""Chess, with every rule of the FIDE Laws that a program can decide from the position.
+
+Rules (FIDE Laws of Chess, articles 3, 5 and 9, as a program applies them):
+
+* every piece moves as in article 3; "a piece may not be moved to a square occupied by a
+  piece of the same colour" and no move may leave the mover's own king in check;
+* castling, king side and queen side: "the king is transferred from its original square two
+  squares towards the rook ... then that rook is transferred to the square the king has just
+  crossed", only if neither piece has moved, the squares between them are empty, the king is
+  not in check and "the square which the king must cross" and its destination are not
+  attacked;
+* en passant: a pawn that "attacks a square crossed by an opponent's pawn which has advanced
+  two squares in one move" may capture it on the next move only;
+* promotion: a pawn reaching the last rank becomes a queen, rook, bishop or knight of the same
+  colour, as the player chooses;
+* the game ends at checkmate (the side to move is in check with no legal move: the other side
+  wins), at stalemate (no legal move, not in check: a draw), and, as draws, when neither side
+  can mate (``python-chess``'s insufficient-material rule: bare kings, a single minor piece,
+  or bishops all on one colour), when the same position (same side to move, castling rights
+  and en-passant capture) occurs for the third time, and when 50 moves by each player
+  (100 plies) passed without a capture or a pawn move. A checkmate on the move that reaches
+  the 100th ply stands. The two claimable draws (threefold, 50 moves) are applied
+  automatically, so every game is finite (at most :data:`MAX_GAME_LENGTH` plies).
+
+Encoding:
+
+* square ``s = 8 * rank + file`` with ``a1 = 0``, ``h1 = 7``, ``a8 = 56``, ``h8 = 63``;
+* the board is a mailbox ``int8[64]``: 0 empty, 1..6 a white pawn, knight, bishop, rook,
+  queen, king, 9..14 the black ones (``8 | type``); the code 7 is the "wall" beyond the edge;
+* actions are absolute (the same index means the same squares for both colours):
+  ``0 .. 1791`` are the 1,792 (from, to) pairs a queen or a knight could move between on an
+  empty board, in (from, to) order. They cover every move of every piece: king moves,
+  castling (the king's two-square move, as UCI writes it), pawn pushes, double pushes,
+  captures, en passant, and promotion to a queen (the plain pair). ``1792 .. 1923`` are the
+  under-promotions: for white (rank 7 -> 8) then black (rank 2 -> 1), each (from, to) pawn
+  pair (straight or diagonal; 22 per colour) times knight, bishop, rook. So ``A = 1,924``
+  actions, one per legal move of any position (218 is the most any known position has),
+  and no legal move list is ever truncated;
+* :class:`ChessState` keeps the board, the side to move, castling rights, the en-passant
+  square (only when an en-passant capture is legal, as in python-chess's FEN), the clocks,
+  the 64-bit Zobrist key (``uint32[2]``, kept incrementally), the keys of the last 100
+  positions (enough for the 50-move window) for the repetition rule, and the legal mask,
+  the check flag and the status of the position, computed once when the position is made
+  (``step`` computes them, so ``legal_mask`` and ``terminal`` cost nothing).
+
+Move generation is branch-free: the rays of every square are read from the board with one
+gather (``int8[64, 8, 8]``), giving the first piece in each direction; from that come the
+attacked squares, the checkers (and the squares that block or capture a single checker),
+the pinned pieces (which may only move along the line through the king) and the x-ray
+squares behind the king. Each action's legality is then a few table lookups. En passant is
+checked exactly (the two possible captures are played and the king tested), because it can
+expose the king along the rank.
+
+Notation (host side): FEN in and out (``parse``/``format``; ``"startpos"`` and ``"<FEN>
+moves e2e4 e7e5"`` are read too), UCI moves (``e2e4``, ``e7e8n``, castling ``e1g1``) in
+and out, and SAN out (:meth:`Chess.san`; :meth:`Chess.string_to_action` also reads SAN).
+
+Evaluation (:meth:`Chess.evaluate`): material (pawn 1, knight 3, bishop 3, rook 5, queen 9)
+plus small positional terms (see :func:`_piece_square_table`), a bishop pair bonus, all in
+pawns ``p`` from white's side, mapped to the utility scale as
+``0.999 * tanh(p * ln(10) / 8)``: the usual logistic link between an advantage and the
+expected score (one pawn is worth about a 64 % expected score), strictly inside the
+``(-1, 1)`` of a decided game.
+
+Search hints: :meth:`Chess.move_order_scores` orders captures by MVV-LVA (most valuable
+victim, least valuable attacker) and promotions first; :meth:`Chess.noisy_mask` marks
+captures and promotions, the moves quiescence search plays past the horizon. The horizon
+effect they cure (``tests/test_chess.py``): in ``4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1`` a
+one-ply alpha-beta search plays Qxd5 and scores a won pawn, because the recapture exd5,
+which loses the queen, lies beyond its horizon; with ``quiescence=4`` the captures are
+played out, Qxd5 is refuted and another move is chosen, at a lower (correct) value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
+
+# ---------------------------------------------------------------- constants
+EMPTY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WALL = range(8)
+BLACK_BIT = 8
+WHITE, BLACK = 0, 1
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+MAX_GAME_LENGTH = 12_700
+"""Plies bound: the 100-ply clock is reset at most 96 times by pawn moves and 30 times by
+captures, so no game lasts past ``127 * 100`` plies."""
+HISTORY = 100
+"""Keys of the previous positions kept for the repetition rule (the 50-move window)."""
+
+# Status of a position (``ChessState.status``).
+ONGOING, CHECKMATE, STALEMATE, INSUFFICIENT, THREEFOLD, FIFTY_MOVES = range(6)
+STATUS_NAMES = ("ongoing", "checkmate", "stalemate", "insufficient", "threefold", "fifty")
+
+_FILES = "abcdefgh"
+_PIECE_LETTERS = ".pnbrqk"
+_ZOBRIST_SEED = 0xC0E55
+# (d_file, d_rank) of the 8 ray directions: N, S, E, W (orthogonal), NE, NW, SE, SW.
+_DIRS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))
+_OPPOSITE = (1, 0, 3, 2, 7, 6, 5, 4)
+_KNIGHT_DELTAS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
+_OFF = 64  # index of the off-board cell appended to the board
+_KNIGHT_DIR = 8  # the "direction" of a knight move in the action tables
+# Castling rights bits: white king side, white queen side, black king side, black queen side.
+_CASTLE_BITS = ((1, 2), (4, 8))
+_UNDER = (KNIGHT, BISHOP, ROOK)
+_VALUE = np.array([0, 1, 3, 3, 5, 9, 0, 0], np.float32)  # by piece type (king: 0)
+_ATTACKER = np.array([0, 1, 3, 3, 5, 9, 10, 0], np.float32)  # MVV-LVA: king attacks last
+
+
+def _sq(file: int, rank: int) -> int:
+    return 8 * rank + file
+
+
+def _on_board(file: int, rank: int) -> bool:
+    return 0 <= file < 8 and 0 <= rank < 8
+
+
+def square_name(square: int) -> str:
+    """``0 -> "a1"``, ``63 -> "h8"``."""
+    return _FILES[square % 8] + str(square // 8 + 1)
+
+
+# ---------------------------------------------------------------- tables (numpy, import time)
+def _ray_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``ray int32[64, 8, 8]``: the squares at distance 1..8 from each square in each
+    direction (``_OFF`` past the edge, so every ray ends in the wall); ``seg bool[64, 8, 8,
+    64]``: ``seg[s, d, n]`` marks the first ``n + 1`` squares of the ray; ``dir_to int8[64,
+    64]``: the direction from one square to another on its line (8: not on a line)."""
+    ray = np.full((64, 8, 8), _OFF, np.int32)
+    seg = np.zeros((64, 8, 8, 64), np.bool_)
+    dir_to = np.full((64, 64), 8, np.int8)
+    for s in range(64):
+        f, r = s % 8, s // 8
+        for d, (df, dr) in enumerate(_DIRS):
+            for k in range(8):
+                nf, nr = f + df * (k + 1), r + dr * (k + 1)
+                if _on_board(nf, nr):
+                    ray[s, d, k] = _sq(nf, nr)
+                    dir_to[s, _sq(nf, nr)] = d
+            for n in range(8):
+                for k in range(n + 1):
+                    if ray[s, d, k] != _OFF:
+                        seg[s, d, n, ray[s, d, k]] = True
+    return ray, seg, dir_to
+
+
+def _step_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Knight and king neighbours ``int32[64, 8]`` (``_OFF`` padded), the squares from which
+    a pawn of each colour attacks a square ``int32[2, 64, 2]``, and the same as masks
+    ``knight_mask bool[64, 64]``, ``pawn_mask bool[2, 64, 64]`` (``[c, target, from]``)."""
+    knight = np.full((64, 8), _OFF, np.int32)
+    king = np.full((64, 8), _OFF, np.int32)
+    pawn_from = np.full((2, 64, 2), _OFF, np.int32)
+    knight_mask = np.zeros((64, 64), np.bool_)
+    pawn_mask = np.zeros((2, 64, 64), np.bool_)
+    for s in range(64):
+        f, r = s % 8, s // 8
+        for i, (df, dr) in enumerate(_KNIGHT_DELTAS):
+            if _on_board(f + df, r + dr):
+                knight[s, i] = _sq(f + df, r + dr)
+                knight_mask[s, knight[s, i]] = True
+        for i, (df, dr) in enumerate(_DIRS):
+            if _on_board(f + df, r + dr):
+                king[s, i] = _sq(f + df, r + dr)
+        for color, dr in ((WHITE, -1), (BLACK, 1)):  # a white pawn attacks upwards
+            for i, df in enumerate((-1, 1)):
+                if _on_board(f + df, r + dr):
+                    pawn_from[color, s, i] = _sq(f + df, r + dr)
+                    pawn_mask[color, s, pawn_from[color, s, i]] = True
+    return knight, king, pawn_from, knight_mask, pawn_mask
+
+
+class _Actions(NamedTuple):
+    frm: np.ndarray  # int32[A]
+    to: np.ndarray  # int32[A]
+    direction: np.ndarray  # int32[A]: 0..7 ray direction, 8 knight
+    dist: np.ndarray  # int32[A]: squares travelled along the ray (1 for a knight)
+    under: np.ndarray  # int32[A]: 0, or the piece type of an under-promotion
+    orth: np.ndarray  # bool[A]: a rook-like move (plain actions only)
+    diag: np.ndarray  # bool[A]: a bishop-like move
+    knight: np.ndarray  # bool[A]: a knight move
+    king: np.ndarray  # bool[A]: a one-square move
+    push: np.ndarray  # bool[2, A]: a pawn push of that colour (single or double)
+    pawn_capture: np.ndarray  # bool[2, A]: a pawn capture of that colour
+    plain: np.ndarray  # int32[64, 64]: the plain action of (from, to), -1 if none
+    promo: np.ndarray  # int32[64, 64, 7]: action of (from, to, promotion type), -1 if none
+
+
+def _action_tables() -> _Actions:
+    frm, to, direction, dist, under = [], [], [], [], []
+    plain = np.full((64, 64), -1, np.int32)
+    promo = np.full((64, 64, 7), -1, np.int32)
+    for s in range(64):
+        f, r = s % 8, s // 8
+        targets: dict[int, tuple[int, int]] = {}
+        for d, (df, dr) in enumerate(_DIRS):
+            for k in range(1, 8):
+                if _on_board(f + df * k, r + dr * k):
+                    targets[_sq(f + df * k, r + dr * k)] = (d, k)
+        for df, dr in _KNIGHT_DELTAS:
+            if _on_board(f + df, r + dr):
+                targets[_sq(f + df, r + dr)] = (_KNIGHT_DIR, 1)
+        for t in sorted(targets):
+            plain[s, t] = len(frm)
+            frm.append(s)
+            to.append(t)
+            direction.append(targets[t][0])
+            dist.append(targets[t][1])
+            under.append(0)
+    for r_from, dr in ((6, 1), (1, -1)):  # white, then black
+        for f in range(8):
+            for df in (-1, 0, 1):
+                if not 0 <= f + df < 8:
+                    continue
+                s, t = _sq(f, r_from), _sq(f + df, r_from + dr)
+                d = _DIRS.index((df, dr))
+                for piece in _UNDER:
+                    promo[s, t, piece] = len(frm)
+                    frm.append(s)
+                    to.append(t)
+                    direction.append(d)
+                    dist.append(1)
+                    under.append(piece)
+    frm_a, to_a = np.asarray(frm, np.int32), np.asarray(to, np.int32)
+    direction_a, dist_a = np.asarray(direction, np.int32), np.asarray(dist, np.int32)
+    under_a = np.asarray(under, np.int32)
+    is_plain = under_a == 0
+    orth = is_plain & (direction_a < 4)
+    diag = is_plain & (direction_a >= 4) & (direction_a < 8)
+    knight = is_plain & (direction_a == _KNIGHT_DIR)
+    king = is_plain & (direction_a < 8) & (dist_a == 1)
+    push = np.zeros((2, len(frm)), np.bool_)
+    pawn_capture = np.zeros((2, len(frm)), np.bool_)
+    rank_from = frm_a // 8
+    for color, (fwd, caps, start, last) in (
+        (WHITE, (0, (4, 5), 1, 7)),
+        (BLACK, (1, (6, 7), 6, 0)),
+    ):
+        # A pawn stands on ranks 2..7; a push moves one square (two from its start rank).
+        on_pawn_rank = (rank_from >= 1) & (rank_from <= 6)
+        reaches_last = to_a // 8 == last
+        # Under-promotions exist only for pawns moving onto their own last rank.
+        ok_under = (under_a == 0) | reaches_last
+        push[color] = (
+            on_pawn_rank
+            & (direction_a == fwd)
+            & ((dist_a == 1) | ((dist_a == 2) & (rank_from == start)))
+            & ok_under
+        )
+        pawn_capture[color] = on_pawn_rank & np.isin(direction_a, caps) & (dist_a == 1) & ok_under
+    for piece in range(7):  # the queen promotion is the plain (from, to) action
+        if piece not in _UNDER:
+            promo[:, :, piece] = plain
+    return _Actions(
+        frm_a, to_a, direction_a, dist_a, under_a, orth, diag, knight, king,
+        push, pawn_capture, plain, promo,
+    )  # fmt: skip
+
+
+def _castling_tables() -> dict[str, np.ndarray]:
+    """Per colour and side (king side 0, queen side 1): the action, the right's bit, the
+    squares that must be empty and those that must not be attacked, and the king's and
+    rook's squares (before and after)."""
+    action = np.zeros((2, 2), np.int32)
+    bit = np.zeros((2, 2), np.int32)
+    empty = np.zeros((2, 2, 64), np.bool_)
+    safe = np.zeros((2, 2, 64), np.bool_)
+    king_sq = np.zeros((2,), np.int32)
+    rook_sq = np.zeros((2, 2), np.int32)
+    actions = _action_tables()
+    for color in (WHITE, BLACK):
+        r = 0 if color == WHITE else 7
+        e = _sq(4, r)
+        king_sq[color] = e
+        for side, (rook_file, king_file, between, crossed) in enumerate(
+            ((7, 6, (5, 6), (5, 6)), (0, 2, (1, 2, 3), (3, 2)))
+        ):
+            action[color, side] = actions.plain[e, _sq(king_file, r)]
+            bit[color, side] = _CASTLE_BITS[color][side]
+            empty[color, side, [_sq(f, r) for f in between]] = True
+            safe[color, side, [_sq(f, r) for f in crossed]] = True
+            rook_sq[color, side] = _sq(rook_file, r)
+    # Rights kept after a move touching each square (its from or to square).
+    keep = np.full((64,), 15, np.int32)
+    keep[_sq(4, 0)] &= ~3
+    keep[_sq(4, 7)] &= ~12
+    keep[_sq(7, 0)] &= ~1
+    keep[_sq(0, 0)] &= ~2
+    keep[_sq(7, 7)] &= ~4
+    keep[_sq(0, 7)] &= ~8
+    return {
+        "action": action,
+        "bit": bit,
+        "empty": empty,
+        "safe": safe,
+        "king_sq": king_sq,
+        "rook_sq": rook_sq,
+        "keep": keep,
+    }
+
+
+def _piece_square_table() -> np.ndarray:
+    """``float32[16, 64]``: the value in pawns, from white's side, of each piece code on each
+    square: material (1, 3, 3, 5, 9) plus these positional terms, mirrored for black:
+
+    * pawns: +0.05, 0.1, 0.2, 0.35, 0.6 on ranks 3..7 (advanced pawns are closer to queening);
+    * knights: +0.1 per step closer to the centre (-0.1 on the rim, +0.2 on d4/e4/d5/e5);
+    * bishops: half the knight's bonus; queens: a fifth of it;
+    * rooks: +0.1 on the seventh rank;
+    * kings: nothing (safety and activity depend on the phase; left to search).
+    """
+    pst = np.zeros((16, 64), np.float32)
+    pawn_rank = np.array([0, 0, 0.05, 0.1, 0.2, 0.35, 0.6, 0], np.float32)
+    for s in range(64):
+        f, r = s % 8, s // 8
+        for color, sign in ((WHITE, 1.0), (BLACK, -1.0)):
+            rr = r if color == WHITE else 7 - r
+            centre = 2 - max(abs(2 * f - 7), abs(2 * rr - 7)) // 2  # 2 centre .. -1 rim
+            terms = {
+                PAWN: 1.0 + pawn_rank[rr],
+                KNIGHT: 3.0 + 0.1 * centre,
+                BISHOP: 3.0 + 0.05 * centre,
+                ROOK: 5.0 + (0.1 if rr == 6 else 0.0),
+                QUEEN: 9.0 + 0.02 * centre,
+                KING: 0.0,
+            }
+            for piece, value in terms.items():
+                pst[piece + BLACK_BIT * color, s] = sign * value
+    return pst
+
+
+_RAY, _SEG, _DIR_TO = _ray_tables()
+_KNIGHT_SQ, _KING_SQ, _PAWN_FROM, _KNIGHT_MASK, _PAWN_MASK = _step_tables()
+ACTIONS = _action_tables()
+NUM_ACTIONS = int(ACTIONS.frm.shape[0])
+_CASTLE = _castling_tables()
+_PST = _piece_square_table()
+_ORTH_DIR = np.array([True] * 4 + [False] * 4)
+_DARK = np.array([(s % 8 + s // 8) % 2 == 0 for s in range(64)])  # a1 is dark
+_AGE = np.arange(1, HISTORY + 1, dtype=np.int32)  # history[i] is i + 1 plies old
+# Zobrist keys: piece code x square (zero rows for empty, wall and the off-board cell, so
+# that unused updates XOR nothing), black to move, castling rights (one key per bit, XORed
+# into 16 combinations), en-passant file (index 8: none).
+_Z_PIECE = np.zeros((16, 65, 2), np.uint32)
+_Z_PIECE[[*range(1, 7), *range(9, 15)], :64] = zobrist_table(_ZOBRIST_SEED, 12, 64)
+_Z_SIDE = zobrist_table(_ZOBRIST_SEED + 1, 1)[0]
+_Z_CASTLE_BITS = zobrist_table(_ZOBRIST_SEED + 2, 4)
+_Z_CASTLE = np.zeros((16, 2), np.uint32)
+for _rights in range(16):
+    for _b in range(4):
+        if _rights >> _b & 1:
+            _Z_CASTLE[_rights] ^= _Z_CASTLE_BITS[_b]
+_Z_EP = np.zeros((9, 2), np.uint32)
+_Z_EP[:8] = zobrist_table(_ZOBRIST_SEED + 3, 8)
+
+
+def _code(piece: int, color: jax.Array) -> jax.Array:
+    """int8 code of a piece type of a (traced) colour."""
+    return (piece + BLACK_BIT * color).astype(jnp.int8)
+
+
+def _of_color(code: jax.Array, color: jax.Array) -> jax.Array:
+    """bool: ``code`` is a real piece (not empty, not the wall) of ``color``."""
+    return (code != EMPTY) & (code != WALL) & ((code >> 3) == color)
+
+
+def _sliders(code: jax.Array, them: jax.Array) -> jax.Array:
+    """bool[..., 8]: ``code[..., d]`` is an enemy piece that attacks along direction d."""
+    queen = code == _code(QUEEN, them)
+    rook_like = (code == _code(ROOK, them)) | queen
+    bishop_like = (code == _code(BISHOP, them)) | queen
+    return jnp.where(jnp.asarray(_ORTH_DIR), rook_like, bishop_like)
+
+
+def _first_on_rays(padded: jax.Array, rays: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The first occupied cell along rays ``int32[..., 8]`` of a padded board ``int8[65]``:
+    (its index along the ray ``int32[...]``, its code ``int8[...]``)."""
+    cells = padded[rays]  # [..., 8]
+    first = jnp.argmax(cells != EMPTY, axis=-1)  # the wall ends every ray
+    code = jnp.take_along_axis(cells, first[..., None], axis=-1)[..., 0]
+    return first, code
+
+
+def _scan_rays(board: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """For every square and direction, the first occupied cell along the ray: (its index
+    along the ray ``int32[64, 8]``, its code ``int8[64, 8]``; past the edge: the wall).
+
+    Written as 8 steps of shifted views of the board padded with walls (one static slice per
+    direction and distance) rather than a gather of every ray: on CPU the slices fuse into a
+    few vector loops, while a ``[64, 8, 8]`` gather runs element by element (measured: the
+    gather alone cost more than the rest of move generation).
+    """
+    grid = jnp.pad(board.reshape(8, 8), 8, constant_values=WALL)  # [24, 24], rank-major
+    first = jnp.zeros((8, 8, 8), jnp.int32)  # [direction, rank, file]
+    code = jnp.zeros((8, 8, 8), jnp.int8)
+    found = jnp.zeros((8, 8, 8), jnp.bool_)
+    for k in range(1, 9):
+        cells = jnp.stack(
+            [grid[8 + dr * k : 16 + dr * k, 8 + df * k : 16 + df * k] for df, dr in _DIRS]
+        )  # [8, 8, 8]: the cell k steps away in each direction
+        new = ~found & (cells != EMPTY)
+        code = jnp.where(new, cells, code)
+        first = jnp.where(new, k - 1, first)
+        found = found | new
+    return first.reshape(8, 64).T, code.reshape(8, 64).T
+
+
+def _attacked_square(padded: jax.Array, square: jax.Array, them: jax.Array) -> jax.Array:
+    """bool: ``square`` is attacked by a piece of colour ``them`` on the padded board."""
+    _, code = _first_on_rays(padded, jnp.asarray(_RAY)[square])  # [8]
+    return (
+        jnp.any(_sliders(code, them))
+        | jnp.any(padded[jnp.asarray(_KNIGHT_SQ)[square]] == _code(KNIGHT, them))
+        | jnp.any(padded[jnp.asarray(_KING_SQ)[square]] == _code(KING, them))
+        | jnp.any(padded[jnp.asarray(_PAWN_FROM)[them, square]] == _code(PAWN, them))
+    )
+
+
+def _analyze(
+    board: jax.Array, us: jax.Array, castling: jax.Array, ep: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Legal moves of the side ``us`` to move.
+
+    Args:
+        board: int8[64].
+        us: int32, the side to move.
+        castling: int32 rights bits.
+        ep: int32, the square a pawn just skipped (-1: none); an en-passant capture onto it
+            is tried.
+
+    Returns:
+        (legal bool[A], in_check bool, an en-passant capture is legal bool).
+    """
+    us = us.astype(jnp.int32)
+    them = 1 - us
+    act = ACTIONS
+    padded = jnp.concatenate([board, jnp.full((1,), WALL, jnp.int8)])  # [65]
+    ray = jnp.asarray(_RAY)
+    first, code = _scan_rays(board)  # [64, 8] each
+    slider = _sliders(code, them)  # [64, 8]: an enemy slider sees this square along d
+    # Knights, kings and pawns attack by fixed offsets: shifted views of the padded board.
+    grid = jnp.pad(board.reshape(8, 8), 2)  # [12, 12]
+
+    def hits(offsets, piece):  # [64]: a `piece` of theirs stands at one of the offsets
+        cells = jnp.stack([grid[2 + dr : 10 + dr, 2 + df : 10 + df] for df, dr in offsets])
+        return jnp.any(cells == _code(piece, them), axis=0).reshape(64)
+
+    pawn_hits = jnp.where(
+        them == WHITE, hits(((-1, -1), (1, -1)), PAWN), hits(((-1, 1), (1, 1)), PAWN)
+    )
+    attacked = (
+        jnp.any(slider, axis=-1) | hits(_KNIGHT_DELTAS, KNIGHT) | hits(_DIRS, KING) | pawn_hits
+    )  # [64]: the king's own square blocks here; the x-ray squares are added below
+
+    # Checks: sliders seen from the king, knights and pawns that attack it.
+    king = jnp.argmax(board == _code(KING, us)).astype(jnp.int32)
+    k_first, k_code = first[king], code[king]  # [8]
+    slider_check = slider[king]  # [8]
+    dirs = jnp.arange(8)
+    knight_check = (board == _code(KNIGHT, them)) & jnp.asarray(_KNIGHT_MASK)[king]  # [64]
+    pawn_check = (board == _code(PAWN, them)) & jnp.asarray(_PAWN_MASK)[them, king]  # [64]
+    checks = slider_check.sum() + knight_check.sum() + pawn_check.sum()
+    in_check = checks > 0
+    # With one checker, other pieces must capture it or block its ray; with two, only the
+    # king may move.
+    block = jnp.any(slider_check[:, None] & jnp.asarray(_SEG)[king, dirs, k_first], axis=0)
+    evasion = block | knight_check | pawn_check  # [64]
+    target_ok = jnp.where(checks == 0, True, (checks == 1) & evasion)  # [64]
+    # The king may not step back along a checking slider's ray (its own square hid it).
+    behind = jnp.where(slider_check, ray[king, jnp.asarray(_OPPOSITE), 0], _OFF)
+    xray = jnp.zeros((65,), jnp.bool_).at[behind].set(True)[:64]
+
+    # Pins: our piece first from the king, an enemy slider of that line right behind it.
+    k_cells = padded[ray[king]]  # [8, 8]
+    beyond = (k_cells != EMPTY) & (jnp.arange(8)[None, :] > k_first[:, None])
+    second = jnp.argmax(beyond, axis=-1)  # [8]
+    second_code = jnp.take_along_axis(k_cells, second[:, None], axis=-1)[:, 0]
+    pinned = _of_color(k_code, us) & _sliders(second_code, them)  # [8]
+    pinned_at = jnp.where(pinned, ray[king, dirs, k_first], _OFF)
+    pinned_sq = jnp.zeros((65,), jnp.bool_).at[pinned_at].set(True)[:64]
+    line = jnp.asarray(_DIR_TO)[king]  # [64]: direction of each square from the king
+
+    # Every action at once. Square facts are packed into one int32 per square so that each
+    # action needs two gathers (its from and to squares) instead of one per fact.
+    to_facts = (
+        _of_color(board, us).astype(jnp.int32)
+        | (_of_color(board, them).astype(jnp.int32) << 1)
+        | (target_ok.astype(jnp.int32) << 2)
+        | ((attacked | xray).astype(jnp.int32) << 3)
+        | (line.astype(jnp.int32) << 4)
+    )  # [64]
+    from_facts = (
+        _of_color(board, us).astype(jnp.int32)
+        | ((board & 7).astype(jnp.int32) << 1)
+        | (pinned_sq.astype(jnp.int32) << 4)
+        | (line.astype(jnp.int32) << 5)
+    )  # [64]
+    frm, to = act.frm, act.to
+    at_from, at_to = from_facts[frm], to_facts[to]  # [A] each
+    own = (at_from & 1) == 1
+    kind = (at_from >> 1) & 7
+    target_own = (at_to & 1) == 1
+    target_enemy = (at_to & 2) == 2
+    first_ext = jnp.concatenate([first, jnp.full((64, 1), 7, first.dtype)], axis=1)  # [64, 9]
+    room = first_ext.reshape(-1)[frm * 9 + act.direction]  # empty squares before a blocker
+    clear = room >= act.dist - 1
+    moves_like = (
+        ((kind == KNIGHT) & act.knight)
+        | ((kind == BISHOP) & act.diag)
+        | ((kind == ROOK) & act.orth)
+        | ((kind == QUEEN) & (act.orth | act.diag))
+    )
+    white = us == WHITE
+    push = jnp.where(white, act.push[WHITE], act.push[BLACK])
+    pawn_capture = jnp.where(white, act.pawn_capture[WHITE], act.pawn_capture[BLACK])
+    pawn_move = (kind == PAWN) & ((push & (room >= act.dist)) | (pawn_capture & target_enemy))
+    pin_ok = ((at_from & 16) == 0) | ((at_to >> 4) == (at_from >> 5))
+    others = ((moves_like & clear & ~target_own) | pawn_move) & ((at_to & 4) == 4) & pin_ok
+    king_moves = (kind == KING) & act.king & ~target_own & ((at_to & 8) == 0)
+    legal = own & (others | king_moves)  # [A]
+
+    # Castling.
+    rights = (castling & jnp.asarray(_CASTLE["bit"])[us]) != 0  # [2]
+    occupied = board != EMPTY
+    path_empty = ~jnp.any(jnp.asarray(_CASTLE["empty"])[us] & occupied[None], axis=-1)
+    path_safe = ~jnp.any(jnp.asarray(_CASTLE["safe"])[us] & attacked[None], axis=-1)
+    pieces_home = (board[jnp.asarray(_CASTLE["king_sq"])[us]] == _code(KING, us)) & (
+        board[jnp.asarray(_CASTLE["rook_sq"])[us]] == _code(ROOK, us)
+    )
+    castle_ok = rights & path_empty & path_safe & pieces_home & ~in_check  # [2]
+    castle_act = jnp.asarray(_CASTLE["action"])[us]
+    legal = legal.at[castle_act].set(legal[castle_act] | castle_ok)
+
+    # En passant, tested exactly: play each of the (at most two) captures, test the king.
+    has_ep = ep >= 0
+    e = jnp.where(has_ep, ep, 0)
+    victim = e - 8 + 16 * us  # the pawn that just moved two squares
+    file = e % 8
+    capturers = jnp.stack([victim - 1, victim + 1])  # [2]
+    possible = (
+        has_ep
+        & jnp.stack([file > 0, file < 7])
+        & (board[jnp.clip(capturers, 0, 63)] == _code(PAWN, us))
+        & (board[jnp.clip(victim, 0, 63)] == _code(PAWN, them))
+        & (board[e] == EMPTY)
+    )
+
+    def exposed(frm_sq):
+        after = padded.at[frm_sq].set(EMPTY).at[victim].set(EMPTY).at[e].set(_code(PAWN, us))
+        return _attacked_square(after, king, them)
+
+    ep_ok = possible & ~jax.vmap(exposed)(jnp.clip(capturers, 0, 63))  # [2]
+    ep_act = jnp.asarray(act.plain)[jnp.clip(capturers, 0, 63), e]
+    legal = legal.at[jnp.where(ep_ok, ep_act, NUM_ACTIONS)].set(True, mode="drop")
+    return legal, in_check, jnp.any(ep_ok)
+
+
+def _insufficient_material(board: jax.Array) -> jax.Array:
+    """bool: neither side can ever mate, by python-chess's rule (``is_insufficient_material``):
+
+    a side is short of material when it has no pawn, rook or queen and either nothing but its
+    king, or a single knight while the opponent has only a king and queens (pieces that could
+    help a self-mate are excluded), or bishops only, all bishops on the board stand on
+    squares of one colour and there is no pawn or knight on the board.
+    """
+    counts = jnp.stack(
+        [jnp.sum(board == (piece + BLACK_BIT * color)) for color in (0, 1) for piece in range(7)]
+    ).reshape(2, 7)  # [colour, type]
+    bishops = (board & 7) == BISHOP
+    one_colour = ~jnp.any(bishops & jnp.asarray(_DARK)) | ~jnp.any(bishops & ~jnp.asarray(_DARK))
+    no_pawns_or_knights = (counts[:, PAWN].sum() + counts[:, KNIGHT].sum()) == 0
+
+    def short(c: int) -> jax.Array:
+        mine, theirs = counts[c], counts[1 - c]
+        heavy = mine[PAWN] + mine[ROOK] + mine[QUEEN] > 0
+        # At most two pieces of ours (the king and the knight), nothing that could help.
+        lone_knight = (mine[1:].sum() <= 2) & (
+            theirs[PAWN] + theirs[KNIGHT] + theirs[BISHOP] + theirs[ROOK] == 0
+        )
+        bishops_only = one_colour & no_pawns_or_knights
+        return ~heavy & jnp.where(
+            mine[KNIGHT] > 0, lone_knight, jnp.where(mine[BISHOP] > 0, bishops_only, True)
+        )
+
+    return short(0) & short(1)
+
+
+class ChessState(NamedTuple):
+    """A chess position with what the rules need of its past."""
+
+    board: jax.Array  # int8[64]: 0 empty, 1..6 white PNBRQK, 9..14 black; square 8*rank+file
+    turn: jax.Array  # int8[]: 0 white to move, 1 black
+    castling: jax.Array  # int8[]: rights bits 1 K, 2 Q, 4 k, 8 q
+    ep: jax.Array  # int8[]: en-passant target square when a capture onto it is legal, else -1
+    halfmove: jax.Array  # int32[]: plies since the last capture or pawn move
+    fullmove: jax.Array  # int32[]: move number (starts at 1, grows after black moves)
+    hash: jax.Array  # uint32[2]: Zobrist key of the position (pieces, side, rights, ep)
+    history: jax.Array  # uint32[HISTORY, 2]: keys of the previous positions, newest first
+    legal: jax.Array  # bool[A]: the legal moves (all False when the game is over)
+    in_check: jax.Array  # bool[]: the side to move is in check
+    status: jax.Array  # int8[]: ONGOING, CHECKMATE, STALEMATE, INSUFFICIENT, THREEFOLD, FIFTY
+
+
+def _finish(
+    board: jax.Array,
+    turn: jax.Array,
+    castling: jax.Array,
+    ep: jax.Array,
+    halfmove: jax.Array,
+    fullmove: jax.Array,
+    key: jax.Array,
+    history: jax.Array,
+) -> ChessState:
+    """Complete a position: legal moves, check, the en-passant square (kept only when a
+    capture onto it is legal, and then in the key), and the status.
+
+    Args:
+        key: uint32[2], the Zobrist key without the en-passant term.
+        history: uint32[HISTORY, 2], the keys of the previous positions (newest first).
+    """
+    turn = jnp.asarray(turn, jnp.int32)
+    castling = jnp.asarray(castling, jnp.int32)
+    ep = jnp.asarray(ep, jnp.int32)
+    legal, in_check, ep_legal = _analyze(board, turn, castling, ep)
+    ep = jnp.where(ep_legal, ep, -1)
+    key = key ^ jnp.asarray(_Z_EP)[jnp.where(ep >= 0, ep % 8, 8)]
+    # Repetition: the same key among the positions since the last capture or pawn move with
+    # the same side to move (even ages); the third occurrence ends the game.
+    age = jnp.asarray(_AGE)
+    window = (age <= halfmove) & (age % 2 == 0)
+    repeats = jnp.sum(jnp.all(history == key[None, :], axis=-1) & window)
+    any_legal = jnp.any(legal)
+    status = jnp.select(
+        [
+            ~any_legal & in_check,
+            ~any_legal,
+            _insufficient_material(board),
+            repeats >= 2,
+            halfmove >= 100,
+        ],
+        [CHECKMATE, STALEMATE, INSUFFICIENT, THREEFOLD, FIFTY_MOVES],
+        ONGOING,
+    ).astype(jnp.int8)
+    return ChessState(
+        board=board,
+        turn=turn.astype(jnp.int8),
+        castling=castling.astype(jnp.int8),
+        ep=ep.astype(jnp.int8),
+        halfmove=jnp.asarray(halfmove, jnp.int32),
+        fullmove=jnp.asarray(fullmove, jnp.int32),
+        hash=key,
+        history=history,
+        legal=legal & (status == ONGOING),
+        in_check=in_check,
+        status=status,
+    )
+
+
+_finish_jit = jax.jit(_finish)
+
+
+def _key_of(board: np.ndarray, turn: int, castling: int, ep: int) -> np.ndarray:
+    """The Zobrist key computed from scratch (host side): what ``step`` keeps incrementally."""
+    key = np.zeros((2,), np.uint32)
+    for s in np.flatnonzero(board):
+        key ^= _Z_PIECE[board[s], s]
+    if turn == BLACK:
+        key ^= _Z_SIDE
+    key ^= _Z_CASTLE[castling]
+    if ep >= 0:
+        key ^= _Z_EP[ep % 8]
+    return key
+
+
+class Chess(Game):
+    """Chess: 2 players (0 white, 1 black), ``A = 1,924`` actions (see the module docs).
+
+    Utility: ``[1, -1]`` when white mates, ``[-1, 1]`` when black mates, ``[0, 0]`` for every
+    draw. :attr:`max_game_length` is :data:`MAX_GAME_LENGTH`.
+    """
+
+    name = "chess"
+    num_players = 2
+    num_actions = NUM_ACTIONS
+    num_chance_outcomes = 0
+    utility_min = -1.0
+    utility_max = 1.0
+    zero_sum = True
+    has_hash = True
+    max_game_length = MAX_GAME_LENGTH
+
+    def __init__(self) -> None:
+        self.params: dict[str, Any] = {}
+        self._init = None
+        self._step_jit = jax.jit(self.step)
+
+    # ------------------------------------------------------------------ protocol (traced)
+    def init(self) -> ChessState:
+        """The standard starting position, white to move."""
+        if self._init is None:  # parsed once, on the host even when called under a trace
+            with jax.ensure_compile_time_eval():
+                self._init = jax.tree.map(np.asarray, self.parse(START_FEN))
+        return jax.tree.map(jnp.asarray, self._init)
+
+    def player(self, state: ChessState) -> jax.Array:
+        """int32: 0 when white is to move, 1 when black is."""
+        return state.turn.astype(jnp.int32)
+
+    def legal_mask(self, state: ChessState) -> jax.Array:
+        """bool[A]: the legal moves (kept in the state); all False when the game is over."""
+        return state.legal
+
+    def terminal(self, state: ChessState) -> jax.Array:
+        """bool: checkmate, stalemate, insufficient material, threefold or 50 moves."""
+        return state.status != ONGOING
+
+    def utility(self, state: ChessState) -> jax.Array:
+        """float32[2]: ``[u, -u]``; ``u = -1`` when white is mated, ``+1`` when black is."""
+        mated = state.status == CHECKMATE
+        u = jnp.where(mated, jnp.where(state.turn == WHITE, -1.0, 1.0), 0.0)
+        return two_player_utility(u)
+
+    def step(self, state: ChessState, action: jax.Array) -> ChessState:
+        """Play ``action`` for the side to move (see the module docs for the encoding).
+
+        The moving piece is read from the board, so the same action is a castling when the
+        king moves two squares, an en-passant capture when a pawn moves onto the en-passant
+        square, and a queen promotion when a pawn reaches the last rank. Any action traces
+        safely; an illegal one gives an unspecified state of the same shapes.
+        """
+        a = jnp.clip(jnp.asarray(action, jnp.int32), 0, NUM_ACTIONS - 1)
+        frm, to = jnp.asarray(ACTIONS.frm)[a], jnp.asarray(ACTIONS.to)[a]
+        under = jnp.asarray(ACTIONS.under)[a]
+        us = state.turn.astype(jnp.int32)
+        them = 1 - us
+        board = state.board
+        piece = board[frm]
+        kind = piece & 7
+        captured = board[to]
+        is_pawn = kind == PAWN
+        en_passant = is_pawn & (to == state.ep.astype(jnp.int32)) & (state.ep >= 0)
+        victim = jnp.where(en_passant, to - 8 + 16 * us, _OFF)
+        promotes = is_pawn & (to // 8 == 7 - 7 * us)
+        new_piece = jnp.where(
+            promotes, _code(jnp.where(under > 0, under, QUEEN), us), piece
+        ).astype(jnp.int8)
+        castles = (kind == KING) & (jnp.abs(to - frm) == 2)
+        king_side = to > frm
+        rook_from = jnp.where(castles, jnp.where(king_side, frm + 3, frm - 4), _OFF)
+        rook_to = jnp.where(castles, jnp.where(king_side, frm + 1, frm - 1), _OFF)
+        rook = _code(ROOK, us)
+        padded = jnp.concatenate([board, jnp.zeros((1,), jnp.int8)])  # cell 64: scratch
+        padded = padded.at[frm].set(EMPTY).at[victim].set(EMPTY).at[rook_from].set(EMPTY)
+        padded = padded.at[to].set(new_piece).at[rook_to].set(rook)
+        new_board = padded[:64]
+
+        castling = state.castling.astype(jnp.int32)
+        keep = jnp.asarray(_CASTLE["keep"])
+        new_castling = castling & keep[frm] & keep[to]
+        zp = jnp.asarray(_Z_PIECE)
+        old_ep = state.ep.astype(jnp.int32)
+        key = (
+            state.hash
+            ^ zp[piece, frm]
+            ^ zp[captured, to]
+            ^ zp[new_piece, to]
+            ^ zp[_code(PAWN, them), victim]
+            ^ zp[rook, rook_from]
+            ^ zp[rook, rook_to]
+            ^ jnp.asarray(_Z_SIDE)
+            ^ jnp.asarray(_Z_CASTLE)[castling]
+            ^ jnp.asarray(_Z_CASTLE)[new_castling]
+            ^ jnp.asarray(_Z_EP)[jnp.where(old_ep >= 0, old_ep % 8, 8)]
+        )
+        double_push = is_pawn & (jnp.abs(to - frm) == 16)
+        halfmove = jnp.where(is_pawn | (captured != EMPTY), 0, state.halfmove + 1)
+        history = jnp.concatenate([state.hash[None], state.history[:-1]], axis=0)
+        return _finish(
+            new_board,
+            them,
+            new_castling,
+            jnp.where(double_push, (frm + to) // 2, -1),
+            halfmove,
+            state.fullmove + us,
+            key,
+            history,
+        )
+
+    def evaluate(self, state: ChessState) -> jax.Array:
+        """float32[2]: ``[e, -e]`` with ``e = 0.999 * tanh(p * ln(10) / 8)``, ``p`` the
+        material and positional balance in pawns from white's side (module docs); the
+        utility at terminal states."""
+        p = jnp.sum(jnp.asarray(_PST)[state.board.astype(jnp.int32), jnp.arange(64)])
+        bishops = jnp.stack(
+            [jnp.sum(state.board == _code(BISHOP, jnp.int32(c))) for c in (WHITE, BLACK)]
+        )
+        p = p + 0.3 * ((bishops[0] >= 2).astype(jnp.float32) - (bishops[1] >= 2))
+        e = 0.999 * jnp.tanh(p * (math.log(10.0) / 8.0))
+        return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
+
+    def _captures(self, state: ChessState) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """(victim value float32[A], capture bool[A], promotion type int32[A] or 0)."""
+        frm, to = ACTIONS.frm, ACTIONS.to
+        piece = state.board[frm]
+        target = state.board[to]
+        is_pawn = (piece & 7) == PAWN
+        en_passant = is_pawn & (to == state.ep.astype(jnp.int32)) & (state.ep >= 0)
+        capture = (target != EMPTY) | en_passant
+        victim = jnp.where(en_passant, 1.0, jnp.asarray(_VALUE)[target & 7])
+        last = (to // 8 == 7) | (to // 8 == 0)
+        promo = jnp.where(is_pawn & last, jnp.where(ACTIONS.under > 0, ACTIONS.under, QUEEN), 0)
+        return victim, capture, promo
+
+    def move_order_scores(self, state: ChessState) -> jax.Array:
+        """float32[A]: MVV-LVA, ``16 * victim - attacker`` for captures (victim and attacker
+        valued 1, 3, 3, 5, 9 and the king 10, so every capture scores > 0 and the most
+        valuable victim comes first, taken by the least valuable attacker), plus ``16 *
+        (value - 1)`` of a promoted piece; 0 for quiet moves."""
+        victim, capture, promo = self._captures(state)
+        attacker = jnp.asarray(_ATTACKER)[state.board[ACTIONS.frm] & 7]
+        score = jnp.where(capture, 16.0 * victim - attacker, 0.0)
+        score = score + jnp.where(promo > 0, 16.0 * (jnp.asarray(_VALUE)[promo] - 1.0), 0.0)
+        return jnp.where(state.legal, score, 0.0)
+
+    def noisy_mask(self, state: ChessState) -> jax.Array:
+        """bool[A]: legal captures (en passant included) and promotions."""
+        _, capture, promo = self._captures(state)
+        return state.legal & (capture | (promo > 0))
+
+    def hash(self, state: ChessState) -> jax.Array:
+        """uint32[2]: the Zobrist key (pieces on squares, black to move, castling rights,
+        the en-passant file when a capture is legal), kept incrementally by ``step``."""
+        return state.hash
+
+    # ------------------------------------------------------------------ host side
+    def parse(self, text: str) -> ChessState:
+        """FEN (6 fields; the two clocks may be left out) -> state. Also ``""`` or
+        ``"startpos"`` for the start, and ``"<FEN or startpos> moves e2e4 e7e5 ..."`` (UCI
+        moves played from it, so the repetition history is kept).
+
+        Raises:
+            GameError: one line naming the bad field, a missing king, a pawn on the first or
+                last rank, or the side not to move being in check.
+        """
+        body, _, moves = text.strip().partition(" moves")
+        body = body.strip()
+        if body in ("", "startpos", "start"):
+            body = START_FEN
+        state = self._parse_fen(body)
+        for move in moves.split():
+            state = self._step_jit(state, jnp.int32(self.string_to_action(state, move)))
+        return state
+
+    def _parse_fen(self, fen: str) -> ChessState:
+        fields = fen.split()
+        if len(fields) == 4:
+            fields += ["0", "1"]
+        if len(fields) != 6:
+            raise GameError(f"chess: FEN {fen!r} has {len(fields)} fields, expected 6 (or 4)")
+        placement, side, rights, ep_text, half_text, full_text = fields
+        ranks = placement.split("/")
+        if len(ranks) != 8:
+            raise GameError(f"chess: FEN placement {placement!r} has {len(ranks)} ranks, not 8")
+        board = np.zeros((64,), np.int8)
+        for i, rank_text in enumerate(ranks):
+            rank, file = 7 - i, 0
+            for c in rank_text:
+                if c.isdigit() and c not in "09":
+                    file += int(c)
+                elif c.lower() in _PIECE_LETTERS[1:]:
+                    if file > 7:
+                        break
+                    code = _PIECE_LETTERS.index(c.lower()) + (0 if c.isupper() else BLACK_BIT)
+                    board[_sq(file, rank)] = code
+                    file += 1
+                else:
+                    raise GameError(f"chess: bad character {c!r} in FEN rank {8 - i}")
+            if file != 8:
+                raise GameError(f"chess: FEN rank {8 - i} ({rank_text!r}) has not 8 squares")
+        if side not in ("w", "b"):
+            raise GameError(f"chess: FEN side to move {side!r} is not 'w' or 'b'")
+        turn = WHITE if side == "w" else BLACK
+        if rights != "-" and (set(rights) - set("KQkq") or len(set(rights)) != len(rights)):
+            raise GameError(f"chess: FEN castling field {rights!r} is not '-' or from 'KQkq'")
+        castling = 0
+        for bit, c in zip((1, 2, 4, 8), "KQkq", strict=True):
+            if c in rights:
+                color, side_index = divmod(int(math.log2(bit)), 2)
+                king_ok = board[_CASTLE["king_sq"][color]] == KING + BLACK_BIT * color
+                rook_ok = board[_CASTLE["rook_sq"][color, side_index]] == ROOK + BLACK_BIT * color
+                if king_ok and rook_ok:  # rights the board contradicts are dropped
+                    castling |= bit
+        ep = -1
+        if ep_text != "-":
+            if not re.fullmatch(r"[a-h][36]", ep_text):
+                raise GameError(f"chess: FEN en-passant square {ep_text!r} is not - or a3..h6")
+            ep = _sq(_FILES.index(ep_text[0]), int(ep_text[1]) - 1)
+            if ep // 8 != (5 if turn == WHITE else 2):
+                ep = -1  # on the wrong rank for the side to move: no capture is possible
+        try:
+            halfmove, fullmove = int(half_text), int(full_text)
+        except ValueError:
+            raise GameError(
+                f"chess: FEN clocks {half_text!r} {full_text!r} are not integers"
+            ) from None
+        if halfmove < 0 or fullmove < 1:
+            raise GameError(f"chess: FEN clocks {halfmove} {fullmove} are out of range")
+        for color in (WHITE, BLACK):
+            if int(np.sum(board == KING + BLACK_BIT * color)) != 1:
+                raise GameError(f"chess: FEN has not exactly one {('white', 'black')[color]} king")
+        if np.any((board[:8] & 7) == PAWN) or np.any((board[56:] & 7) == PAWN):
+            raise GameError("chess: FEN has a pawn on the first or last rank")
+        padded = jnp.asarray(np.concatenate([board, [WALL]]).astype(np.int8))
+        their_king = int(np.flatnonzero(board == KING + BLACK_BIT * (1 - turn))[0])
+        if bool(_attacked_square(padded, jnp.int32(their_king), jnp.int32(turn))):
+            raise GameError("chess: FEN puts the side not to move in check")
+        key = _key_of(board, turn, castling, -1)
+        return _finish_jit(
+            jnp.asarray(board),
+            jnp.int32(turn),
+            jnp.int32(castling),
+            jnp.int32(ep),
+            jnp.int32(halfmove),
+            jnp.int32(fullmove),
+            jnp.asarray(key),
+            jnp.zeros((HISTORY, 2), jnp.uint32),
+        )
+
+    def format(self, state: ChessState) -> str:
+        """State -> FEN (the en-passant square only when a capture onto it is legal, as
+        python-chess writes it)."""
+        board = np.asarray(state.board)
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for file in range(8):
+                code = int(board[_sq(file, rank)])
+                if code == EMPTY:
+                    empty += 1
+                    continue
+                if empty:
+                    row, empty = row + str(empty), 0
+                letter = _PIECE_LETTERS[code & 7]
+                row += letter if code >> 3 else letter.upper()
+            rows.append(row + (str(empty) if empty else ""))
+        rights = int(state.castling)
+        castling = "".join(c for bit, c in zip((1, 2, 4, 8), "KQkq", strict=True) if rights & bit)
+        ep = int(state.ep)
+        return " ".join(
+            [
+                "/".join(rows),
+                "wb"[int(state.turn)],
+                castling or "-",
+                square_name(ep) if ep >= 0 else "-",
+                str(int(state.halfmove)),
+                str(int(state.fullmove)),
+            ]
+        )
+
+    def legal_actions(self, state: ChessState) -> list[int]:
+        """The legal actions of a concrete state, ascending."""
+        return [int(a) for a in np.flatnonzero(np.asarray(state.legal))]
+
+    def action_to_string(self, state: ChessState, action: int) -> str:
+        """UCI notation: ``e2e4``, ``e7e8q`` (a pawn's plain action onto the last rank is
+        the queen promotion), ``e7e8n``, castling as the king's move ``e1g1``."""
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            raise GameError(f"chess: action {a} is outside 0..{NUM_ACTIONS - 1}")
+        frm, to, under = int(ACTIONS.frm[a]), int(ACTIONS.to[a]), int(ACTIONS.under[a])
+        text = square_name(frm) + square_name(to)
+        if under:
+            return text + _PIECE_LETTERS[under]
+        if (int(np.asarray(state.board)[frm]) & 7) == PAWN and to // 8 in (0, 7):
+            return text + "q"
+        return text
+
+    def uci_to_action(self, text: str) -> int:
+        """UCI text -> action index, legal or not (``-1`` when no action has those squares).
+
+        Raises:
+            GameError: text that is not of the form ``e2e4`` or ``e7e8q``.
+        """
+        t = text.strip()
+        m = re.fullmatch(r"([a-h][1-8])([a-h][1-8])([qrbn]?)", t)
+        if not m:
+            raise GameError(f"chess: bad UCI move {text!r}")
+        frm = _FILES.index(t[0]) + 8 * (int(t[1]) - 1)
+        to = _FILES.index(t[2]) + 8 * (int(t[3]) - 1)
+        piece = _PIECE_LETTERS.index(m.group(3)) if m.group(3) else 0
+        return int(ACTIONS.promo[frm, to, piece])
+
+    def string_to_action(self, state: ChessState, text: str) -> int:
+        """UCI (``e2e4``, ``e7e8q``) or SAN (``Nf3``, ``exd6``, ``O-O``, ``e8=Q+``) -> the
+        legal action. Raises GameError when malformed or illegal."""
+        t = text.strip()
+        if re.fullmatch(r"[a-h][1-8][a-h][1-8][qrbn]?", t):
+            action = self.uci_to_action(t)
+            board = np.asarray(state.board)
+            frm, to = _FILES.index(t[0]) + 8 * (int(t[1]) - 1), 0
+            to = _FILES.index(t[2]) + 8 * (int(t[3]) - 1)
+            is_promotion = (int(board[frm]) & 7) == PAWN and to // 8 in (0, 7)
+            if is_promotion and len(t) == 4:
+                raise GameError(f"chess: move {text!r} promotes; add the piece (e.g. {t}q)")
+            if not is_promotion and len(t) == 5:
+                raise GameError(f"chess: move {text!r} is not a promotion")
+            if action < 0:
+                raise GameError(f"chess: illegal move {text!r}")
+            self._check_legal(state, action, text)
+            return action
+        wanted = t.rstrip("+#!?").replace("0-0-0", "O-O-O").replace("0-0", "O-O")
+        for action in self.legal_actions(state):
+            if self.san(state, action, suffix=False) == wanted:
+                return action
+        if bool(self.terminal(state)):
+            raise GameError(f"chess: move {text!r} after the game is over")
+        raise GameError(f"chess: illegal or malformed move {text!r} (UCI or SAN expected)")
+
+    def san(self, state: ChessState, action: int, suffix: bool = True) -> str:
+        """Standard algebraic notation of a legal action, as python-chess writes it
+        (disambiguation by file, then rank, then both; ``+`` check, ``#`` mate)."""
+        a = int(action)
+        board = np.asarray(state.board)
+        frm, to, under = int(ACTIONS.frm[a]), int(ACTIONS.to[a]), int(ACTIONS.under[a])
+        kind = int(board[frm]) & 7
+        if kind == KING and abs(to - frm) == 2:
+            text = "O-O" if to > frm else "O-O-O"
+        elif kind == PAWN:
+            capture = to % 8 != frm % 8
+            text = (_FILES[frm % 8] + "x" if capture else "") + square_name(to)
+            if to // 8 in (0, 7):
+                text += "=" + _PIECE_LETTERS[under or QUEEN].upper()
+        else:
+            others = [
+                int(ACTIONS.frm[b])
+                for b in self.legal_actions(state)
+                if b != a
+                and int(ACTIONS.to[b]) == to
+                and (int(board[ACTIONS.frm[b]]) & 7) == kind
+                and int(ACTIONS.frm[b]) != frm
+            ]
+            text = _PIECE_LETTERS[kind].upper()
+            if others:
+                same_rank = any(o // 8 == frm // 8 for o in others)
+                same_file = any(o % 8 == frm % 8 for o in others)
+                if same_rank or not same_file:
+                    text += _FILES[frm % 8]
+                if same_file:
+                    text += str(frm // 8 + 1)
+            if board[to] != EMPTY:
+                text += "x"
+            text += square_name(to)
+        if suffix:
+            child = self._step_jit(state, jnp.int32(a))
+            if int(child.status) == CHECKMATE:
+                text += "#"
+            elif bool(child.in_check):
+                text += "+"
+        return text
+
+    def sample_positions(self) -> list[str]:
+        """The start and the standard perft positions (Kiwipete and positions 3 to 6)."""
+        return [
+            START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        ]
+
+
+__all__ = ["ACTIONS", "NUM_ACTIONS", "START_FEN", "Chess", "ChessState", "square_name"]
