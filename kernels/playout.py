@@ -61,8 +61,26 @@ def sample_legal(mask: jax.Array, uniform: jax.Array) -> jax.Array:
     """
     count = mask.sum(axis=-1, dtype=jnp.int32)  # [B]
     k = jnp.minimum((uniform * count).astype(jnp.int32), count - 1)  # [B]
-    ranks = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)  # [B, A]
-    return jnp.sum(ranks <= k[:, None], axis=-1, dtype=jnp.int32)
+    num_actions = mask.shape[-1]
+    if num_actions <= 2 * _BLOCK:
+        ranks = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)  # [B, A]
+        return jnp.sum(ranks <= k[:, None], axis=-1, dtype=jnp.int32)
+    # wide action spaces: a prefix sum over every action is slow on a CPU, so find the
+    # block of _BLOCK actions that holds the k-th legal one, then the action inside it
+    num_blocks = -(-num_actions // _BLOCK)
+    padded = jnp.pad(mask, ((0, 0), (0, num_blocks * _BLOCK - num_actions)))
+    blocks = padded.reshape(mask.shape[0], num_blocks, _BLOCK)  # [B, NB, 64]
+    per_block = blocks.sum(axis=-1, dtype=jnp.int32)  # [B, NB]
+    through = jnp.cumsum(per_block, axis=-1)  # [B, NB]: legal actions up to each block's end
+    block = jnp.sum(through <= k[:, None], axis=-1, dtype=jnp.int32)  # [B]
+    before = jnp.take_along_axis(through - per_block, block[:, None], axis=-1)[:, 0]  # [B]
+    row = jnp.take_along_axis(blocks, block[:, None, None], axis=1)[:, 0]  # [B, 64]
+    ranks = jnp.cumsum(row, axis=-1, dtype=jnp.int32)  # [B, 64]
+    inside = jnp.sum(ranks <= (k - before)[:, None], axis=-1, dtype=jnp.int32)
+    return block * _BLOCK + inside
+
+
+_BLOCK = 64
 
 
 def phase_sizes(lanes: int, min_lanes: int = 256, max_phases: int = 3) -> list[int]:

@@ -186,6 +186,22 @@ def test_sampling_follows_the_weights():
 
 
 @given(
+    seed=st.integers(0, 2**31 - 1),
+    density=st.sampled_from([0.001, 0.02, 0.5]),
+    uniform=st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.9, 1.0 - 2**-24]), min_size=8, max_size=8),
+)
+def test_wide_legal_sampling_draws_the_k_th_legal_action(seed, density, uniform):
+    """Wide action spaces take the two-level path (block, then action): same draws."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random((8, 1000)) < density
+    mask[np.arange(8), rng.integers(0, 1000, 8)] = True  # every row has a legal action
+    drawn = np.asarray(sample_legal(jnp.asarray(mask), jnp.asarray(uniform, jnp.float32)))
+    for row, u, a in zip(mask, uniform, drawn, strict=True):
+        legal = np.flatnonzero(row)
+        assert a == legal[min(int(np.float32(u) * np.float32(len(legal))), len(legal) - 1)]
+
+
+@given(
     rows=st.lists(
         st.lists(st.booleans(), min_size=7, max_size=7).filter(any), min_size=8, max_size=8
     ),
