@@ -19,6 +19,7 @@ _REGISTRY: dict[str, str] = {
     "uniform_tree": "jaxgames.games.uniform_tree:UniformTree",
     "pig": "jaxgames.games.pig:Pig",
     "chess": "jaxgames.games.chess:Chess",
+    "othello": "jaxgames.games.othello:Othello",
 }
 
 _CACHE: dict[tuple, Game] = {}

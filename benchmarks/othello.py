@@ -1,0 +1,476 @@
+"""Othello: perft, random playouts against pgx and OpenSpiel, alpha-beta, ProbCut; one run.
+
+    python benchmarks/othello.py                    # every section (results/othello_cpu.json)
+    python benchmarks/othello.py --quick            # smoke run, small sizes (*_quick.json)
+    python benchmarks/othello.py --sections playouts --batch-sizes 4096 16384
+    python benchmarks/othello.py --fit-probcut      # refit the ProbCut constants of othello.py
+
+Sections (``--sections``; all by default):
+
+* ``perft``: ``jaxgames.search.perft`` from the start to ``--perft-depth`` plies, every count
+  checked against ``tests/reference/othello_perft.csv`` (a forced pass is a ply, finished
+  games are not extended: Edax's and OpenSpiel's convention). Nodes/s counts every sequence
+  of every depth (the last ply is counted from its parents' legal masks, not built).
+* ``playouts``: uniformly random games from the start, B at a time: jaxgames' playout kernel
+  and pgx's ``othello`` in the same harness as ``benchmarks/playouts.py`` (same loop, same
+  sampler ``jaxgames.kernels.sample_legal``), compiled ahead of time (``compile_s``), warmed
+  up, median of ``--repeats`` runs; and OpenSpiel's ``othello`` one game at a time from
+  Python (``legal_actions``, ``random.choice``, ``apply_action``), which has no batch.
+* ``alphabeta``: ``alphabeta_batch`` with default options (hint, killers, history, iterative
+  deepening, transposition table) at depths 4 and 6 on N positions from random play (10-40
+  plies, non-terminal, distinct). The first call is made on copies of a finished game (same
+  shapes: it compiles and ends at once, ``first_call_s``); the real positions are then
+  searched once and timed.
+* ``probcut``: the fitted model (``game.probcut_params``) at ``--probcut-depth`` on the first
+  ``--probcut-positions`` of those positions, against the same search without it: nodes,
+  time, how often the best move changes, and how far the value moves.
+
+``--fit-probcut`` fits the model instead (``jaxgames.search.fit_probcut`` on positions from
+random self-play, seed 1, 10-44 plies) and prints the constants to paste into
+``jaxgames/games/othello.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import importlib.metadata
+import json
+import os
+import random
+import sys
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jaxgames.kernels import batch_size, batched, sample_legal, stack, take, to_numpy
+from jaxgames.kernels.playout import _playouts, compaction_pays
+from machine import machine_info
+from playouts import _row, import_time, pgx_runner, time_compiled
+
+import jaxgames
+from jaxgames.search import ProbCut, alphabeta_batch, fit_probcut, perft
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PERFT_FILE = "tests/reference/othello_perft.csv"
+PERFT_COLUMN = "sequences_exactly_d_plies_pass_is_a_ply__edax_and_openspiel_convention"
+FINISHED = "X" * 64 + " O"  # a full board of Black discs: a finished game
+SECTIONS = ("perft", "playouts", "alphabeta", "probcut")
+FIT_SEED, FIT_PLIES, FIT_POSITIONS = 1, (10, 44), 2000
+
+
+def versions() -> dict[str, str | None]:
+    out: dict[str, str | None] = {"jax": jax.__version__, "jaxgames": jaxgames.__version__}
+    for dist in ("jaxlib", "pgx", "open_spiel"):
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (None where the OS has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def table(header: list[str], rows: list[list[Any]]) -> None:
+    cells = [
+        [
+            f"{c:,.0f}"
+            if isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) >= 100
+            else (f"{c:.3g}" if isinstance(c, float) else str(c))
+            for c in row
+        ]
+        for row in rows
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
+    print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
+    for row in cells:
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)), flush=True)
+
+
+# ---------------------------------------------------------------- positions
+def random_positions(game, n: int, seed: int, plies: tuple[int, int]) -> list[str]:
+    """``n`` distinct non-terminal positions (board strings) after ``plies[0]..plies[1]``
+    uniformly random moves from the start (numpy ``default_rng(seed)``), played as one
+    batch on the device. Generation order."""
+    rng = np.random.default_rng(seed)
+    kernels = batched(game)
+    out: list[str] = []
+    seen: set[str] = set()
+    while len(out) < n:
+        lanes = 2 * (n - len(out)) + 64
+        stop = rng.integers(plies[0], plies[1] + 1, size=lanes)
+        states = kernels.init(lanes)
+        for ply in range(plies[1]):
+            mask = np.asarray(kernels.legal_mask(states))  # [L, 65]
+            over = ~mask.any(axis=1)
+            action = np.asarray(sample_legal(jnp.asarray(mask), jnp.asarray(rng.random(lanes))))
+            action = np.where((ply < stop) & ~over, action, 0)
+            stepped = kernels.step(states, jnp.asarray(action, jnp.int32))
+            keep = jnp.asarray((ply >= stop) | over)
+            states = jax.tree.map(
+                lambda old, new, keep=keep: jnp.where(keep, old, new), states, stepped
+            )
+        terminal = np.asarray(kernels.terminal(states))
+        host = to_numpy(states)
+        for i in range(lanes):
+            if terminal[i] or len(out) >= n:
+                continue
+            text = game.format(take(host, i))
+            if text not in seen:
+                seen.add(text)
+                out.append(text)
+    return out
+
+
+def copies(state: Any, n: int) -> Any:
+    return jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], n, 0), to_numpy(state))
+
+
+def search_twice(game, roots, depth: int, **options) -> tuple[float, float, Any]:
+    """(first_call_s on copies of a finished game, seconds on ``roots``, result)."""
+    n = batch_size(roots)
+    t0 = time.perf_counter()
+    alphabeta_batch(game, copies(game.parse(FINISHED), n), depth, **options)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    result = alphabeta_batch(game, roots, depth, **options)
+    return first, time.perf_counter() - t0, result
+
+
+# ---------------------------------------------------------------- sections
+def bench_perft(game, depth: int) -> dict[str, Any]:
+    print(f"\n== perft from the start, depth {depth} (pass = a ply, finished games stop)")
+    with open(os.path.join(ROOT, PERFT_FILE), encoding="utf-8") as f:
+        published = [int(row[PERFT_COLUMN]) for row in csv.DictReader(f) if row[PERFT_COLUMN]]
+    t0 = time.perf_counter()
+    perft(game, game.init(), min(depth, 6))  # compiles the kernels it shares with deeper runs
+    warm = time.perf_counter() - t0
+    result = perft(game, game.init(), depth)
+    nodes = sum(result.counts)
+    expected = published[:depth]
+    out = {
+        "depth": depth,
+        "counts": result.counts,
+        "games_over_before_next_ply": result.terminal,
+        "published": expected,
+        "matches_published": result.counts[: len(expected)] == expected,
+        "seconds": result.time_s,
+        "nodes": nodes,
+        "nodes_per_s": nodes / result.time_s,
+        "warm_up_s_incl_compile": warm,
+    }
+    print(
+        f"counts {result.counts}\nmatch published table: {out['matches_published']}; "
+        f"{nodes:,} nodes in {result.time_s:.2f} s = {out['nodes_per_s']:,.0f} nodes/s "
+        f"(warm-up with compilation {warm:.2f} s)"
+    )
+    return out
+
+
+def bench_jaxgames_playouts(game, batch: int, repeats: int) -> dict[str, Any]:
+    states = batched(game).init(batch)
+    key = jax.random.key(0)
+    steps = game.max_game_length
+    compact = compaction_pays(steps, batch)
+    t0 = time.perf_counter()
+    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
+    compile_s = time.perf_counter() - t0
+    times, out = time_compiled(compiled, (states, key), repeats)
+    row = _row("jaxgames", "othello", batch, compile_s, times, int(np.asarray(out.lengths).sum()))
+    row["black_wins"] = float(np.mean(np.asarray(out.utilities)[:, 0, 0] > 0))
+    return row
+
+
+def bench_pgx_playouts(batch: int, repeats: int) -> dict[str, Any] | None:
+    try:
+        import pgx
+    except ImportError:
+        return None
+    run = pgx_runner(pgx.make("othello"))
+    run.batch = batch
+    key = jax.random.key(0)
+    t0 = time.perf_counter()
+    compiled = jax.jit(run).lower(key).compile()
+    compile_s = time.perf_counter() - t0
+    times, lengths = time_compiled(compiled, (key,), repeats)
+    return _row("pgx", "othello", batch, compile_s, times, int(np.asarray(lengths).sum()))
+
+
+def bench_openspiel_playouts(games: int) -> dict[str, Any] | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("othello")
+    rng = random.Random(0)
+    moves = black = 0
+    t0 = time.perf_counter()
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        black += state.returns()[0] > 0
+    seconds = time.perf_counter() - t0
+    return {
+        "impl": "openspiel",
+        "game": "othello",
+        "games": games,
+        "seconds": seconds,
+        "playouts_per_s": games / seconds,
+        "moves_per_s": moves / seconds,
+        "black_wins": black / games,
+    }
+
+
+def bench_playouts(game, sizes: list[int], repeats: int, spiel_games: int, peers: bool):
+    print("\n== random playouts from the start: jaxgames vs pgx (same harness) vs OpenSpiel")
+    spiel = bench_openspiel_playouts(spiel_games) if peers else None
+    rows = []
+    for batch in sizes:
+        ours = bench_jaxgames_playouts(game, batch, repeats)
+        theirs = bench_pgx_playouts(batch, repeats) if peers else None
+        if theirs:
+            ours["ratio_vs_pgx"] = ours["playouts_per_s"] / theirs["playouts_per_s"]
+        if spiel:
+            ours["ratio_vs_openspiel"] = ours["playouts_per_s"] / spiel["playouts_per_s"]
+        rows += [ours] + ([theirs] if theirs else [])
+    table(
+        ["batch", "ours/s", "ours moves/s", "pgx/s", "x pgx", "x OpenSpiel", "compile ours/pgx"],
+        [
+            [
+                r["batch"],
+                r["playouts_per_s"],
+                r["moves_per_s"],
+                next(
+                    (
+                        p["playouts_per_s"]
+                        for p in rows
+                        if p["impl"] == "pgx" and p["batch"] == r["batch"]
+                    ),
+                    "-",
+                ),
+                f"{r['ratio_vs_pgx']:.2f}x" if "ratio_vs_pgx" in r else "-",
+                f"{r['ratio_vs_openspiel']:.1f}x" if "ratio_vs_openspiel" in r else "-",
+                f"{r['compile_s']:.2f} / "
+                + next(
+                    (
+                        f"{p['compile_s']:.2f}"
+                        for p in rows
+                        if p["impl"] == "pgx" and p["batch"] == r["batch"]
+                    ),
+                    "-",
+                ),
+            ]
+            for r in rows
+            if r["impl"] == "jaxgames"
+        ],
+    )
+    if spiel:
+        print(
+            f"OpenSpiel, one game at a time from Python: {spiel['playouts_per_s']:,.0f} "
+            f"playouts/s ({spiel['moves_per_s']:,.0f} moves/s, {spiel['games']} games)"
+        )
+    return {"rows": rows, "openspiel": spiel}
+
+
+def bench_alphabeta(game, texts: list[str], roots, depths: list[int]) -> list[dict[str, Any]]:
+    n = len(texts)
+    print(f"\n== alpha-beta, default options, {n} positions from random play")
+    rows = []
+    for depth in depths:
+        first, seconds, res = search_twice(game, roots, depth)
+        st = res.stats
+        rows.append(
+            {
+                "depth": depth,
+                "positions": n,
+                "first_call_s": first,
+                "seconds": seconds,
+                "positions_per_s": n / seconds,
+                "nodes": st["nodes"],
+                "nodes_per_s": st["nodes"] / seconds,
+                "nodes_per_position": st["nodes"] / n,
+                "leaves": st["leaves"],
+                "cutoffs": st["cutoffs"],
+                "tt_hits": st["tt_hits"],
+                "lanes": st.get("lanes"),
+            }
+        )
+    table(
+        ["depth", "positions", "positions/s", "nodes/s", "nodes/pos", "seconds", "first call s"],
+        [
+            [
+                r["depth"],
+                r["positions"],
+                r["positions_per_s"],
+                r["nodes_per_s"],
+                r["nodes_per_position"],
+                r["seconds"],
+                r["first_call_s"],
+            ]
+            for r in rows
+        ],
+    )
+    return rows
+
+
+def bench_probcut(game, roots, depth: int) -> dict[str, Any]:
+    n = batch_size(roots)
+    model = ProbCut(**game.probcut_params)
+    print(
+        f"\n== ProbCut {game.probcut_params} in searches to depth {depth}, {n} positions "
+        "(against the same search without it)"
+    )
+    first_full, sec_full, full = search_twice(game, roots, depth)
+    first_cut, sec_cut, cut = search_twice(game, roots, depth, probcut=model)
+    mover = np.clip(np.asarray(jax.vmap(game.player)(jax.tree.map(jnp.asarray, roots))), 0, 1)
+    rows = np.arange(n)
+    v_full, v_cut = full.value[rows, mover], cut.value[rows, mover]
+    changed = full.best_action != cut.best_action
+    out = {
+        "depth": depth,
+        "positions": n,
+        "model": dict(game.probcut_params),
+        "nodes_exact": full.stats["nodes"],
+        "nodes_probcut": cut.stats["nodes"],
+        "node_savings": 1 - cut.stats["nodes"] / full.stats["nodes"],
+        "seconds_exact": sec_full,
+        "seconds_probcut": sec_cut,
+        "time_ratio": sec_cut / sec_full,
+        "first_call_s_exact": first_full,
+        "first_call_s_probcut": first_cut,
+        "best_move_changed": float(np.mean(changed)),
+        "value_mean_abs_diff": float(np.mean(np.abs(v_full - v_cut))),
+        "value_max_abs_diff": float(np.max(np.abs(v_full - v_cut))),
+        "value_sign_changed": float(np.mean(np.sign(v_full) != np.sign(v_cut))),
+    }
+    print(
+        f"nodes {out['nodes_exact']:,} -> {out['nodes_probcut']:,} "
+        f"({100 * out['node_savings']:.1f}% saved); time {sec_full:.2f} s -> {sec_cut:.2f} s; "
+        f"best move changed in {100 * out['best_move_changed']:.1f}% of positions; value moved "
+        f"by {out['value_mean_abs_diff']:.4f} on average (max {out['value_max_abs_diff']:.3f})"
+    )
+    return out
+
+
+def fit(game, depth: int, positions: int, t: float) -> dict[str, Any]:
+    print(
+        f"== fitting ProbCut for depth {depth}: {positions} positions from random self-play "
+        f"(seed {FIT_SEED}, {FIT_PLIES[0]}-{FIT_PLIES[1]} plies)"
+    )
+    texts = random_positions(game, positions, FIT_SEED, FIT_PLIES)
+    states = stack([game.parse(x) for x in texts])
+    t0 = time.perf_counter()
+    model = fit_probcut(game, states, depth, t=t)
+    params = {
+        "depth": model.depth,
+        "shallow": model.shallow,
+        "a": round(model.a, 4),
+        "b": round(model.b, 4),
+        "sigma": round(model.sigma, 4),
+        "t": model.t,
+    }
+    print(f"fitted in {time.perf_counter() - t0:.1f} s; paste into jaxgames/games/othello.py:")
+    print("PROBCUT = " + json.dumps(params))
+    return params
+
+
+# ---------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    parser.add_argument("--perft-depth", type=int, default=None, help="default 10 (quick 8)")
+    parser.add_argument("--batch-sizes", nargs="+", type=int, default=None)
+    parser.add_argument("--repeats", type=int, default=None, help="playout timings (median)")
+    parser.add_argument("--openspiel-games", type=int, default=None, help="default 500")
+    parser.add_argument("--positions", type=int, default=None, help="alpha-beta N (10000)")
+    parser.add_argument("--depths", nargs="+", type=int, default=None, help="default 4 6")
+    parser.add_argument("--probcut-depth", type=int, default=6, help="search depth")
+    parser.add_argument("--probcut-positions", type=int, default=None, help="default 1000")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the alpha-beta positions")
+    parser.add_argument("--no-peers", action="store_true", help="skip pgx and OpenSpiel")
+    parser.add_argument("--fit-probcut", action="store_true", help="refit ProbCut and exit")
+    parser.add_argument("--fit-depth", type=int, default=2, help="ProbCut depth to fit")
+    parser.add_argument("--fit-positions", type=int, default=FIT_POSITIONS)
+    parser.add_argument("--out", default=None, help="JSON path (default: results/ by backend)")
+    args = parser.parse_args(argv)
+    game = jaxgames.make("othello")
+    if args.fit_probcut:
+        fit(game, args.fit_depth, args.fit_positions, float(game.probcut_params["t"]))
+        return 0
+    quick = args.quick
+    perft_depth = args.perft_depth or (8 if quick else 10)
+    sizes = args.batch_sizes or ([1024, 4096] if quick else [256, 1024, 4096, 16384])
+    repeats = args.repeats or (3 if quick else 7)
+    spiel_games = args.openspiel_games or (50 if quick else 500)
+    n = args.positions or (300 if quick else 10000)
+    depths = args.depths or [4, 6]
+    probcut_n = min(n, args.probcut_positions or (100 if quick else 1000))
+
+    start = time.perf_counter()
+    result: dict[str, Any] = {
+        "benchmark": "othello",
+        "command": "python benchmarks/othello.py " + " ".join(argv or sys.argv[1:]),
+        "machine": machine_info(),
+        "versions": versions(),
+        # other work on the machine skews every rate: recorded at the start and the end
+        "load_average_1_5_15_min": {"start": load_average()},
+    }
+    if "perft" in args.sections:
+        result["perft"] = bench_perft(game, perft_depth)
+    if "playouts" in args.sections:
+        result["playouts"] = bench_playouts(game, sizes, repeats, spiel_games, not args.no_peers)
+        imports = {"jaxgames": import_time("jaxgames"), "jax": import_time("jax")}
+        if not args.no_peers:
+            imports.update({"pgx": import_time("pgx"), "pyspiel": import_time("pyspiel")})
+        result["import_time_s"] = imports
+    if "alphabeta" in args.sections or "probcut" in args.sections:
+        t0 = time.perf_counter()
+        texts = random_positions(game, n, args.seed, (10, 40))
+        roots = stack([game.parse(x) for x in texts])
+        result["positions"] = {
+            "count": n,
+            "seed": args.seed,
+            "plies": [10, 40],
+            "generator": "random_positions(game, count, seed, plies) in this script: "
+            "uniformly random legal moves on the device, non-terminal, distinct board strings",
+            "sha256": hashlib.sha256("\n".join(texts).encode()).hexdigest(),
+            "first": texts[:5],
+            "seconds_to_generate": time.perf_counter() - t0,
+        }
+        if "alphabeta" in args.sections:
+            result["alphabeta"] = bench_alphabeta(game, texts, roots, depths)
+        if "probcut" in args.sections:
+            sub = take(to_numpy(roots), slice(0, probcut_n))
+            result["probcut"] = bench_probcut(game, sub, args.probcut_depth)
+    result["timing"] = (
+        "playouts: compile_s is ahead-of-time compilation; seconds_* the median/min/max of "
+        "--repeats runs after a warm-up. alpha-beta: first_call_s is the first call with the "
+        "same shapes on copies of a finished game (tracing and compilation); seconds one "
+        "steady-state search of the real positions, results on the host"
+    )
+    result["load_average_1_5_15_min"]["end"] = load_average()
+    result["total_runtime_s"] = time.perf_counter() - start
+    suffix = "_quick" if quick else ""
+    out = args.out or os.path.join(HERE, "results", f"othello_{jax.default_backend()}{suffix}.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
+    print(f"\ntotal {result['total_runtime_s']:.0f} s; wrote {os.path.relpath(out, ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
