@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jaxgames.kernels.batched import leaf_values
 from jaxgames.kernels.expand import branch_weights
 from jaxgames.kernels.states import batch_size, repeat
@@ -62,9 +63,16 @@ def sample_legal(mask: jax.Array, uniform: jax.Array) -> jax.Array:
     count = mask.sum(axis=-1, dtype=jnp.int32)  # [B]
     k = jnp.minimum((uniform * count).astype(jnp.int32), count - 1)  # [B]
     num_actions = mask.shape[-1]
-    if num_actions <= 2 * _BLOCK:
+    if num_actions <= 16:
         ranks = jnp.cumsum(mask, axis=-1, dtype=jnp.int32)  # [B, A]
         return jnp.sum(ranks <= k[:, None], axis=-1, dtype=jnp.int32)
+    if num_actions <= 2 * _BLOCK:
+        # a prefix sum as a product with a triangular matrix: XLA's CPU cumsum costs
+        # O(A^2) per row anyway, and a matrix product does that work far faster (exact:
+        # counts below 2^24 are exact in float32)
+        upper = jnp.asarray(np.triu(np.ones((num_actions, num_actions), np.float32)))
+        ranks = mask.astype(jnp.float32) @ upper  # [B, A]
+        return jnp.sum(ranks <= k[:, None].astype(jnp.float32), axis=-1, dtype=jnp.int32)
     # wide action spaces: a prefix sum over every action is slow on a CPU, so find the
     # block of _BLOCK actions that holds the k-th legal one, then the action inside it
     num_blocks = -(-num_actions // _BLOCK)

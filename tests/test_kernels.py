@@ -186,15 +186,17 @@ def test_sampling_follows_the_weights():
 
 
 @given(
+    width=st.sampled_from([65, 1000]),
     seed=st.integers(0, 2**31 - 1),
     density=st.sampled_from([0.001, 0.02, 0.5]),
     uniform=st.lists(st.sampled_from([0.0, 0.2, 0.5, 0.9, 1.0 - 2**-24]), min_size=8, max_size=8),
 )
-def test_wide_legal_sampling_draws_the_k_th_legal_action(seed, density, uniform):
-    """Wide action spaces take the two-level path (block, then action): same draws."""
+def test_wide_legal_sampling_draws_the_k_th_legal_action(width, seed, density, uniform):
+    """Wider action spaces take other paths (a triangular product; block, then action):
+    the same draws."""
     rng = np.random.default_rng(seed)
-    mask = rng.random((8, 1000)) < density
-    mask[np.arange(8), rng.integers(0, 1000, 8)] = True  # every row has a legal action
+    mask = rng.random((8, width)) < density
+    mask[np.arange(8), rng.integers(0, width, 8)] = True  # every row has a legal action
     drawn = np.asarray(sample_legal(jnp.asarray(mask), jnp.asarray(uniform, jnp.float32)))
     for row, u, a in zip(mask, uniform, drawn, strict=True):
         legal = np.flatnonzero(row)
