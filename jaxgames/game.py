@@ -55,6 +55,10 @@ class Game:
         num_chance_outcomes: size ``K`` of the chance-outcome space (0: deterministic game).
         utility_min, utility_max: bounds on every component of ``utility`` and ``evaluate``
             (alpha-beta on chance nodes and maxn shallow pruning need them).
+        utility_sum_max: an upper bound on the SUM of the components of ``utility`` and
+            ``evaluate`` (maxn shallow pruning needs it with ``utility_min``). The default,
+            infinity, claims nothing; searches then fall back on what the other facts imply
+            (``num_players * utility_max``, or 0 for zero-sum games).
         zero_sum: True when the utility components always sum to zero.
         max_game_length: an upper bound on the number of steps (decisions and chance
             outcomes) from ``init()`` to a terminal state; loops over whole games use it.
@@ -67,6 +71,7 @@ class Game:
     num_chance_outcomes: int = 0
     utility_min: float = -1.0
     utility_max: float = 1.0
+    utility_sum_max: float = float("inf")
     zero_sum: bool = True
     max_game_length: int = 0
     params: dict[str, Any] = {}

@@ -20,6 +20,7 @@ _REGISTRY: dict[str, str] = {
     "pig": "jaxgames.games.pig:Pig",
     "chess": "jaxgames.games.chess:Chess",
     "othello": "jaxgames.games.othello:Othello",
+    "chinese_checkers": "jaxgames.games.chinese_checkers:ChineseCheckers",
 }
 
 _CACHE: dict[tuple, Game] = {}

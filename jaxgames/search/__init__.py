@@ -5,6 +5,7 @@ Every search has the shape ``search.<name>(game, state, **options) -> SearchResu
 
 from jaxgames.search.alphabeta import ProbCut, alphabeta, alphabeta_batch, fit_probcut
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
+from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -22,8 +23,12 @@ __all__ = [
     "distinct_positions",
     "expectiminimax",
     "expectiminimax_batch",
+    "maxn",
+    "maxn_batch",
     "minimax",
     "minimax_batch",
+    "paranoid",
+    "paranoid_batch",
     "perft",
     "solve",
     "ValueIterationResult",
