@@ -74,12 +74,13 @@ def known_algorithms() -> list[str]:
 
 def default_algorithm(game: Game) -> str:
     """The search a game gets when none is named: expectiminimax for games with chance
-    nodes, alpha-beta for two-player zero-sum games, minimax (maxⁿ) otherwise."""
+    nodes, alpha-beta for two-player zero-sum games, maxⁿ (with shallow pruning where the
+    game's bounds allow it) otherwise."""
     if game.num_chance_outcomes:
         return "expectiminimax"
     if game.num_players == 2 and game.zero_sum:
         return "alphabeta"
-    return "minimax"
+    return "maxn"
 
 
 def batch_search(algorithm: str) -> Callable[..., Any]:

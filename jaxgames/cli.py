@@ -560,10 +560,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, default=4, help="plies searched below each position")
     p.add_argument(
         "--algo",
-        choices=["auto", "alphabeta", "expectiminimax", "minimax"],
+        choices=["auto", "alphabeta", "expectiminimax", "maxn", "minimax", "paranoid"],
         default="auto",
         help="search (auto: expectiminimax with chance nodes, else alpha-beta for two "
-        "players, minimax otherwise)",
+        "players, maxn otherwise)",
     )
     p.add_argument("--out", help="write rows here (resumes what is there); default stdout")
     p.add_argument(
