@@ -84,7 +84,8 @@ def test_rollout_on_the_built_in_sample(capsys):
 @pytest.mark.parametrize(
     "argv, words",
     [
-        (["show", "chess", "x"], "unknown game 'chess'"),
+        (["show", "go9", "x"], "unknown game 'go9'"),
+        (["show", "chess", "x"], "FEN 'x'"),
         (["show", "connect4", "44x4"], "connect4"),
         (["show", "connect4", "4449"], "character 4"),
         (["show", "tictactoe", "44"], "square 4 is taken"),
