@@ -15,12 +15,13 @@ from jaxgames.game import Game, GameError
 _REGISTRY: dict[str, str] = {
     "tictactoe": "jaxgames.games.tictactoe:TicTacToe",
     "connect4": "jaxgames.games.connect4:ConnectFour",
+    "backgammon": "jaxgames.games.backgammon:Backgammon",
     "tree": "jaxgames.games.tree:ExplicitTree",
     "uniform_tree": "jaxgames.games.uniform_tree:UniformTree",
     "pig": "jaxgames.games.pig:Pig",
+    "chinese_checkers": "jaxgames.games.chinese_checkers:ChineseCheckers",
     "chess": "jaxgames.games.chess:Chess",
     "othello": "jaxgames.games.othello:Othello",
-    "chinese_checkers": "jaxgames.games.chinese_checkers:ChineseCheckers",
 }
 
 _CACHE: dict[tuple, Game] = {}
