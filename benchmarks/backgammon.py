@@ -1,20 +1,17 @@
 """Random backgammon playouts: jaxgames against pgx and OpenSpiel, same machine, one run.
 
-    python benchmarks/backgammon.py                    # default sizes, a few minutes
-    python benchmarks/backgammon.py --quick            # smoke run
+    python benchmarks/backgammon.py                    # default sizes, about 8 minutes on 2 cores
+    python benchmarks/backgammon.py --quick            # smoke run, about a minute
     python benchmarks/backgammon.py --batch-sizes 4096 --repeats 5
 
 A playout is one game from the start with uniformly random legal moves, to its end. Rows:
 
-* ``jaxgames+hint``: B playouts as B lanes of the playout kernel's own loop
-  (``jaxgames.kernels.playout._playouts``: lockstep ``lax.while_loop``, shrinking phases),
-  with one change, the one proposed for the kernel: the draw of the action comes from the
-  game's batched playout hint ``Backgammon.sample_actions`` (count the distinct plays,
-  decode the r-th) instead of a legal mask over all 23751 actions. The change is made by
-  swapping the two module-level functions the loop calls while it is traced
-  (:func:`proposed_hint`); the draws have the same distribution.
-* ``jaxgames``: ``jaxgames.kernels.playouts`` as it is (mask of 23751 actions per lane per
-  step, then inverse-CDF sampling over them). Slow by construction; run at small batches.
+* ``jaxgames``: ``jaxgames.kernels.playouts``' loop (``kernels.playout._playouts``:
+  lockstep ``lax.while_loop``, shrinking phases) on B lanes; backgammon has a sampler hint
+  (``Backgammon.sample_actions``: count the distinct plays of the roll, decode the r-th), so
+  the kernel draws through it rather than a legal mask over all 23751 actions.
+* ``jaxgames-mask``: the same loop with the hint switched off (the draw from the 23751-wide
+  legal mask). Slow by construction; run at small batches.
 * ``pgx``: ``pgx.make("backgammon")`` in the harness of ``playouts.py`` (same loop, same
   random-move sampler over pgx's legal-action mask; pgx moves one checker per action and
   rolls inside ``step``).
@@ -36,7 +33,6 @@ state is the median of ``--repeats`` runs after a warm-up. The JSON goes to
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
@@ -47,7 +43,7 @@ from typing import Any
 
 import jax
 import numpy as np
-from jaxgames.kernels import batched, playout
+from jaxgames.kernels import batched
 from jaxgames.kernels.playout import _playouts, compaction_pays
 from machine import machine_info
 from playouts import import_time, pgx_runner, time_compiled
@@ -57,25 +53,12 @@ from jaxgames.games.backgammon import Backgammon
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class _HintedBackgammon(Backgammon):
-    """The same game under another type, so that its kernels are traced (and cached)
-    apart from those of ``make("backgammon")``."""
+class _MaskOnly(Backgammon):
+    """The same game without its sampler hint, under another type so that its kernels are
+    traced (and cached) apart from those of ``make("backgammon")``: the playout kernel then
+    draws from the 23751-wide legal mask."""
 
-
-@contextlib.contextmanager
-def proposed_hint(game: Backgammon):
-    """Trace the playout kernel with the proposed hint: where the loop computes
-    ``branch_weights`` (legal mask / chance probabilities) and calls ``sample_actions``
-    on them, it gets the states themselves and ``game.sample_actions(states, uniform)``.
-    A stand-in for the two-line kernel change, so the rest of the loop is the kernel's own.
-    """
-    saved = playout.branch_weights, playout.sample_actions
-    playout.branch_weights = lambda _game, state: (None, state)
-    playout.sample_actions = game.sample_actions
-    try:
-        yield
-    finally:
-        playout.branch_weights, playout.sample_actions = saved
+    has_sampler = False
 
 
 def _row(impl, batch, compile_s, times, moves, extra=None) -> dict[str, Any]:
@@ -98,14 +81,13 @@ def _row(impl, batch, compile_s, times, moves, extra=None) -> dict[str, Any]:
 
 
 def bench_jaxgames(batch: int, repeats: int, hint: bool) -> dict[str, Any]:
-    game = _HintedBackgammon() if hint else Backgammon()
+    game = Backgammon() if hint else _MaskOnly()
     states = batched(game).init(batch)
     key = jax.random.key(0)
     steps = game.max_game_length
     compact = compaction_pays(steps, batch)
     t0 = time.perf_counter()
-    with proposed_hint(game) if hint else contextlib.nullcontext():
-        compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
+    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
     compile_s = time.perf_counter() - t0
     times, out = time_compiled(compiled, (states, key), repeats)
     lengths = np.asarray(out.lengths)
@@ -115,7 +97,7 @@ def bench_jaxgames(batch: int, repeats: int, hint: bool) -> dict[str, Any]:
         "mean_utility_x": float(utility.mean()),
         "gammon_or_more": float((np.abs(utility) >= 2).mean()),
     }
-    impl = "jaxgames+hint" if hint else "jaxgames"
+    impl = "jaxgames" if hint else "jaxgames-mask"
     return _row(impl, batch, compile_s, times, int(lengths.sum()), extra)
 
 

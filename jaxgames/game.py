@@ -168,6 +168,20 @@ class Game:
         :meth:`state_index`. Enumerated states may be terminal or unreachable."""
         raise NotImplementedError(f"{self.name} does not enumerate its states (num_states = 0)")
 
+    has_sampler: bool = False
+    """True when :meth:`sample_actions` is implemented; random playouts then use it."""
+
+    def sample_actions(self, states: State, uniform: jax.Array) -> jax.Array:
+        """Optional hint, BATCHED: one random move per state, ``states [B]``, ``uniform
+        float32[B]`` in [0, 1) -> ``int32[B]``.
+
+        Must draw uniformly among the legal actions at decisions and by ``chance_probs``
+        at chance nodes, as the playout kernel does from the legal mask, but may do it
+        without building the mask (for games whose action space is far wider than the
+        legal moves, e.g. full-turn backgammon plays).
+        """
+        raise NotImplementedError(f"{self.name} has no sampler")
+
     # ------------------------------------------------------------------ host side
     def parse(self, text: str) -> State:
         """Position text (the game's notation) -> state. Raises :class:`GameError`."""

@@ -130,7 +130,9 @@ def _playouts(
         lanes, done, length, t, key = carry
         key, sub = jax.random.split(key)
         uniform = jax.random.uniform(sub, (done.shape[0],))  # [S]
-        if game.num_chance_outcomes:
+        if game.has_sampler:  # the game's own sampler: same distribution, no mask
+            action = game.sample_actions(lanes, uniform)
+        elif game.num_chance_outcomes:
             _, weights = weights_of(lanes)  # [S, W]: 1 per legal action, P(outcome) at chance
             action = sample_actions(weights, uniform)
         else:

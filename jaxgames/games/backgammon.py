@@ -868,6 +868,7 @@ class Backgammon(Game):
     utility_max = 3.0
     zero_sum = True
     has_hash = True
+    has_sampler = True  # random playouts draw through sample_actions (no 23751-wide mask)
     max_game_length = 4000
     """Backgammon games have no bound (hits send checkers back). In 32,768 uniformly random
     games from the start: 192 steps on average (a step is a roll or a play), 99.9% under
