@@ -93,7 +93,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"outcomes: {moves}")
     else:
         legal = np.flatnonzero(np.asarray(game.legal_mask(state)))
-        moves = " ".join(game.action_to_string(state, int(a)) for a in legal)
+        names = [game.action_to_string(state, int(a)) for a in legal]
+        moves = (", " if any(" " in n for n in names) else " ").join(names)  # "8/5 6/5"
         print(f"moves:    {moves if moves else '(none)'}")
     if terminal:
         print(f"utility:  {_fmt_vector(np.asarray(game.utility(state)))}")
