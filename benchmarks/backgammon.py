@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         type=int,
         default=[64],
-        help="batches for the kernel as it is (slow: a 23751-wide mask per lane and step)",
+        help="batches for jaxgames-mask (the sampler hint off: slow, a 23751-wide mask)",
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--openspiel-seconds", type=float, default=10.0)

@@ -121,13 +121,12 @@ from jaxgames.kernels import (
     batched,
     expectation,
     playouts,
-    sample_actions,
+    random_actions,
     sample_legal,
     take,
     to_numpy,
     unstack,
 )
-from jaxgames.kernels.expand import branch_weights
 from jaxgames.registry import list_games, make, parse_spec
 
 WORKLOADS = ("step", "playouts", "eval", "expectation", "search")
@@ -387,22 +386,6 @@ def measure(call: Callable[[], Any], repeats: int, min_sample_s: float) -> Timin
 
 
 # ---------------------------------------------------------------- positions
-def _random_actions(game: Game, states: Any, uniform: jax.Array) -> jax.Array:
-    """One random legal action per state (an outcome by its probability at chance nodes).
-
-    Args:
-        states: a batch ``[B]``.
-        uniform: float32[B] in [0, 1).
-
-    Returns:
-        int32[B].
-    """
-    if game.num_chance_outcomes:
-        _, weights = jax.vmap(functools.partial(branch_weights, game))(states)  # [B, W]
-        return sample_actions(weights, uniform)
-    return sample_legal(jax.vmap(game.legal_mask)(states), uniform)
-
-
 def _play_keys(seed: int) -> tuple[jax.Array, jax.Array, jax.Array]:
     """(ply counts, move uniforms, peer step keys): shared by jaxgames' and pgx's play."""
     k_len, k_play, k_step = jax.random.split(jax.random.key(seed), 3)
@@ -427,7 +410,7 @@ def _random_play(game: Game, n: int, seed: int, max_plies: int, to_chance: bool)
 
     def body(t: jax.Array, states: Any) -> Any:
         uniform = jax.random.uniform(jax.random.fold_in(k_play, t), (n,))  # [n]
-        stepped = jax.vmap(game.step)(states, _random_actions(game, states, uniform))
+        stepped = jax.vmap(game.step)(states, random_actions(game, states, uniform))
         want = t < targets
         if to_chance:
             want = want | (player_of(states) != CHANCE)
@@ -493,7 +476,7 @@ class Job:
 def _step_once(game: Game, states: Any, key: jax.Array) -> Any:
     """Legal mask (or chance probabilities) and one random step of every state ``[B]``."""
     uniform = jax.random.uniform(key, (batch_size(states),))  # [B]
-    return jax.vmap(game.step)(states, _random_actions(game, states, uniform))
+    return jax.vmap(game.step)(states, random_actions(game, states, uniform))
 
 
 def job(game: Game, workload: str, states: Any, n: int, key: jax.Array, depth: int) -> Job:

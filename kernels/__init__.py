@@ -8,7 +8,13 @@ input shape.
 from jaxgames.kernels.batched import Batched, batched, leaf_values
 from jaxgames.kernels.expand import Frontier, expand, expand_all
 from jaxgames.kernels.expectation import expectation, outcomes
-from jaxgames.kernels.playout import PlayoutResult, playouts, sample_actions, sample_legal
+from jaxgames.kernels.playout import (
+    PlayoutResult,
+    playouts,
+    random_actions,
+    sample_actions,
+    sample_legal,
+)
 from jaxgames.kernels.sharding import batch_sharding, local_mesh, shard_batch, shard_multiple
 from jaxgames.kernels.states import (
     batch_size,
@@ -38,6 +44,7 @@ __all__ = [
     "outcomes",
     "pad_to",
     "playouts",
+    "random_actions",
     "repeat",
     "sample_actions",
     "sample_legal",

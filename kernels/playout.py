@@ -91,6 +91,26 @@ def sample_legal(mask: jax.Array, uniform: jax.Array) -> jax.Array:
 _BLOCK = 64
 
 
+def random_actions(game: Game, states: Any, uniform: jax.Array) -> jax.Array:
+    """One random move per state, as random playouts draw it: uniform among the legal
+    actions at decisions, by ``chance_probs`` at chance nodes, through the game's own
+    sampler when it has one (``game.has_sampler``).
+
+    Args:
+        states: a batch ``[B]``.
+        uniform: float32[B] in [0, 1).
+
+    Returns:
+        int32[B].
+    """
+    if game.has_sampler:  # the game's own sampler: same distribution, no mask
+        return game.sample_actions(states, uniform)
+    if game.num_chance_outcomes:
+        _, weights = jax.vmap(functools.partial(branch_weights, game))(states)  # [B, W]
+        return sample_actions(weights, uniform)
+    return sample_legal(jax.vmap(game.legal_mask)(states), uniform)
+
+
 def phase_sizes(lanes: int, min_lanes: int = 256, max_phases: int = 3) -> list[int]:
     """Batch sizes of the successive phases of a playout loop: ``L, L/2, L/4, ...``.
 
@@ -121,8 +141,6 @@ def _playouts(
 ):
     lanes = repeat(states, num_playouts)  # [L = N * M]
     total = batch_size(lanes)
-    weights_of = jax.vmap(functools.partial(branch_weights, game))
-    legal_of = jax.vmap(game.legal_mask)
     terminal_of = jax.vmap(game.terminal)
     values_of = jax.vmap(functools.partial(leaf_values, game))
 
@@ -130,13 +148,7 @@ def _playouts(
         lanes, done, length, t, key = carry
         key, sub = jax.random.split(key)
         uniform = jax.random.uniform(sub, (done.shape[0],))  # [S]
-        if game.has_sampler:  # the game's own sampler: same distribution, no mask
-            action = game.sample_actions(lanes, uniform)
-        elif game.num_chance_outcomes:
-            _, weights = weights_of(lanes)  # [S, W]: 1 per legal action, P(outcome) at chance
-            action = sample_actions(weights, uniform)
-        else:
-            action = sample_legal(legal_of(lanes), uniform)
+        action = random_actions(game, lanes, uniform)
         stepped = jax.vmap(game.step)(lanes, action)
         lanes = jax.tree.map(
             lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (new.ndim - 1)), old, new),

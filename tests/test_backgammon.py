@@ -499,10 +499,21 @@ def test_hash_depends_on_dice_and_side():
 
 
 # ---------------------------------------------------------------- playouts
-def test_random_playouts_finish_with_valid_utilities():
-    states = stack([GAME.init(), GAME.parse(GAME.sample_positions()[4])])
-    result = playouts(GAME, states, 2, jax.random.key(0))
-    utilities = np.asarray(result.utilities)  # [2, 2, 2]
+class _MaskOnly(bgm.Backgammon):
+    """The game without its sampler hint: the playout kernel draws from the legal mask."""
+
+    has_sampler = False
+
+
+@pytest.mark.parametrize("game", [GAME, _MaskOnly()], ids=["sampler", "mask"])
+def test_random_playouts_finish_with_valid_utilities(game):
+    assert GAME.has_sampler
+    # From the start (sampler only: long) and from a bear-off with 4-4 to play (both ways).
+    starts = [GAME.parse(GAME.sample_positions()[4])]
+    if game.has_sampler:
+        starts.append(GAME.init())
+    result = playouts(game, stack(starts), 2, jax.random.key(0))
+    utilities = np.asarray(result.utilities)  # [N, 2, 2]
     assert not np.asarray(result.truncated).any()
     assert set(np.abs(utilities[..., 0]).ravel()) <= {1.0, 2.0, 3.0}
     np.testing.assert_array_equal(utilities[..., 0], -utilities[..., 1])
