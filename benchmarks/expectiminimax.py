@@ -3,6 +3,7 @@
     python benchmarks/expectiminimax.py                       # backgammon and pig, ~10 min
     python benchmarks/expectiminimax.py --quick               # smoke run (*_quick.json)
     python benchmarks/expectiminimax.py --games pig --depth 4 --positions 64
+    python benchmarks/expectiminimax.py --host-only backgammon           # lanes are slow there
 
 For each game, positions come from seeded random play (decision nodes and chance nodes, not
 finished). Every pruning (``none``, ``alphabeta``, ``star1``, ``star2``) searches the same
@@ -109,11 +110,13 @@ def run_lanes(
     }
 
 
-def bench_game(spec: str, count: int, depth: int, lanes: int, seed: int) -> dict[str, Any]:
+def bench_game(
+    spec: str, count: int, depth: int, lanes: int, seed: int, modes: tuple[str, ...]
+) -> dict[str, Any]:
     game = jaxgames.make(spec)
     positions = random_positions(game, count, seed)
     rows = []
-    for mode in ("host", "lanes"):
+    for mode in modes:
         for pruning in PRUNINGS:
             if mode == "host":
                 row = run_host(game, positions, depth, pruning)
@@ -125,7 +128,7 @@ def bench_game(spec: str, count: int, depth: int, lanes: int, seed: int) -> dict
                 f"{row['nodes_per_s']:>10,.0f} nodes/s  {row['positions_per_s']:>8.2f} pos/s",
                 flush=True,
             )
-    for mode in ("host", "lanes"):
+    for mode in modes:
         plain = next(r for r in rows if r["mode"] == mode and r["pruning"] == "none")
         for row in rows:
             if row["mode"] != mode:
@@ -146,6 +149,12 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--lanes", type=int, default=64)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--host-only",
+        nargs="*",
+        default=[],
+        help="games measured with the host driver only (wide action spaces make lanes slow)",
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
     args = parser.parse_args()
@@ -155,7 +164,15 @@ def main() -> None:
         "machine": machine_info(),
         "devices": [str(d) for d in jax.devices()],
         "games": [
-            bench_game(g, args.positions, args.depth, args.lanes, args.seed) for g in args.games
+            bench_game(
+                g,
+                args.positions,
+                args.depth,
+                args.lanes,
+                args.seed,
+                ("host",) if g in args.host_only else ("host", "lanes"),
+            )
+            for g in args.games
         ],
     }
     os.makedirs(args.out, exist_ok=True)
