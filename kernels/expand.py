@@ -102,8 +102,8 @@ def expand_all(game: Game, states: Any, chunk: int = 2048, sparse: bool | None =
         sparse: step only the legal (parent, action) pairs, found from the legal masks on
             the host, in padded chunks of ``chunk`` children; the fused :func:`expand` steps
             all ``N * W`` pairs, which wastes the work of the illegal ones when the action
-            space is wide and sparse (a full-turn backgammon move, a chess move). Default:
-            sparse when the branching width exceeds :data:`SPARSE_WIDTH`.
+            space is wide and sparse (one action per whole turn, or per from-to square
+            pair). Default: sparse when the branching width exceeds :data:`SPARSE_WIDTH`.
 
     Returns:
         A :class:`Frontier` of numpy arrays with exactly ``count`` entries.

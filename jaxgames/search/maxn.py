@@ -671,7 +671,7 @@ def _one_root(batch: BatchSearchResult, started: float) -> SearchResult:
 def _mode(mode: str, depth: int, split: int, what: str) -> str:
     if mode not in ("auto", "device", "host"):
         raise GameError(f"{what}: mode must be auto, device or host, got {mode!r}")
-    if mode == "auto":  # as measured on Chinese checkers (see maxn)
+    if mode == "auto":  # as measured on a multi-player board game (see maxn)
         mode = "host" if depth >= 3 else "device"
     return "host" if mode == "host" and depth > split else "device"
 
@@ -696,7 +696,7 @@ def maxn(
     ``split`` plies expanded on the host without pruning, their frontier searched by
     :func:`maxn_batch` (one lane per frontier node, ``depth - split`` plies each), the vectors
     backed up the top by the maxⁿ rule. ``"auto"``: the host driver from depth 3 (in
-    ``benchmarks/multiplayer.py``, one three-player Chinese-checkers root at a time on a
+    ``benchmarks/multiplayer.py``, one three-player root of its star-board game at a time on a
     2-core CPU, the single lane was faster at depth 2 and the host driver at depth 3).
     The values are the same.
 
