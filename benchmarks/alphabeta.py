@@ -46,6 +46,7 @@ import jax
 import numpy as np
 from jaxgames.kernels import batch_size, stack, take, to_numpy
 from machine import machine_info
+from report import table
 
 import jaxgames
 from jaxgames import search
@@ -139,22 +140,6 @@ def feature_options() -> dict[str, str]:
         elif name == "hint" and "ordering" in params:
             out[name] = "ordering"
     return out
-
-
-def table(header: list[str], rows: list[list[Any]]) -> None:
-    cells = [
-        [
-            f"{c:,.0f}"
-            if isinstance(c, (int, float)) and abs(c) >= 100
-            else (f"{c:.3g}" if isinstance(c, float) else str(c))
-            for c in row
-        ]
-        for row in rows
-    ]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in cells:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)), flush=True)
 
 
 # ---------------------------------------------------------------- OpenSpiel

@@ -107,6 +107,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import playouts, stack, take
 from machine import machine_info
+from report import table
 
 import jaxgames
 from jaxgames.game import Game
@@ -485,22 +486,6 @@ def bench_single(players: int, depths: list[int], count: int) -> list[dict]:
 
 
 # ---------------------------------------------------------------- output
-def table(header: list[str], rows: list[list[Any]]) -> None:
-    cells = [
-        [
-            f"{c:,.0f}"
-            if isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) >= 100
-            else (f"{c:.3g}" if isinstance(c, float) else str(c))
-            for c in row
-        ]
-        for row in rows
-    ]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in cells:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)), flush=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, *_quick.json")

@@ -50,6 +50,7 @@ from jaxgames.kernels import batch_size, batched, sample_legal, stack, take, to_
 from jaxgames.kernels.playout import _playouts, compaction_pays
 from machine import machine_info
 from playouts import _row, import_time, pgx_runner, time_compiled
+from report import table
 
 import jaxgames
 from jaxgames.search import ProbCut, alphabeta_batch, fit_probcut, perft
@@ -79,22 +80,6 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return None
-
-
-def table(header: list[str], rows: list[list[Any]]) -> None:
-    cells = [
-        [
-            f"{c:,.0f}"
-            if isinstance(c, (int, float)) and not isinstance(c, bool) and abs(c) >= 100
-            else (f"{c:.3g}" if isinstance(c, float) else str(c))
-            for c in row
-        ]
-        for row in rows
-    ]
-    widths = [max(len(h), *(len(r[i]) for r in cells)) for i, h in enumerate(header)]
-    print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in cells:
-        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)), flush=True)
 
 
 # ---------------------------------------------------------------- positions
