@@ -18,6 +18,9 @@ Three measurements, each side by side with its peers:
   rules (no cap). Moves/s are reported too.
 * alpha-beta with quiescence at depth 3 on middlegame positions (random games of 16 to 40
   plies from the start, positions where the game is still on).
+* the seeds' selective techniques at depth 4 (quiescence 4) on the first of those positions:
+  null-move pruning (R = 2), singular extensions, both, beside the plain search: nodes,
+  positions/s, and how often the best move and the value agree with the plain search.
 
 Compile times are measured separately (ahead-of-time ``lower().compile()`` where the kernel
 allows it, else the first call minus a timed second call).
@@ -44,7 +47,7 @@ from machine import machine_info
 from playouts import import_time, pgx_runner, time_compiled
 
 import jaxgames
-from jaxgames.search.alphabeta import alphabeta_batch
+from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.perft import perft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -308,6 +311,55 @@ def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
     return row
 
 
+SELECTIVE = {
+    "plain": {},
+    "null_move_R2": {"null_move": 2},
+    "singular": {"singular": Singular(min_depth=2, margin=0.05, max_extensions=1)},
+    "null_move_R2+singular": {
+        "null_move": 2,
+        "singular": Singular(min_depth=2, margin=0.05, max_extensions=1),
+    },
+}
+
+
+def bench_selective(n: int, depth: int, quiescence: int) -> list[dict[str, Any]]:
+    """Each variant compiled first on 8 roots, then timed on ``n`` roots (same positions)."""
+    game = jaxgames.make("chess")
+    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    rows: list[dict[str, Any]] = []
+    plain = None
+    for name, options in SELECTIVE.items():
+        t0 = time.perf_counter()
+        alphabeta_batch(game, take(roots, slice(0, 8)), depth, quiescence=quiescence, **options)
+        first_s = time.perf_counter() - t0
+        result = alphabeta_batch(game, roots, depth, quiescence=quiescence, **options)
+        run_s = result.stats["time_s"]
+        plain = plain or result
+        row = {
+            "variant": name,
+            "positions": n,
+            "depth": depth,
+            "quiescence": quiescence,
+            "seconds": run_s,
+            "positions_per_s": n / run_s,
+            "nodes": result.stats["nodes"],
+            "nodes_vs_plain": result.stats["nodes"] / plain.stats["nodes"],
+            "same_best_move": float(np.mean(result.best_action == plain.best_action)),
+            "mean_abs_value_change": float(np.mean(np.abs(result.value - plain.value)[:, 0])),
+            "includes_compile": True,
+            "compile_estimate_s": first_s,
+        }
+        rows.append(row)
+        print(
+            f"selective d{depth} q{quiescence} {name:<22} {run_s:7.1f}s "
+            f"{row['positions_per_s']:7.1f} positions/s  nodes {row['nodes']:>10,} "
+            f"({row['nodes_vs_plain']:.2f}x plain)  same move {row['same_best_move']:.0%}  "
+            f"mean |dv| {row['mean_abs_value_change']:.4f}",
+            flush=True,
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small depths and sizes")
@@ -321,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
         "--uncapped-max-batch", type=int, default=1024, help="largest batch of the no-cap rows"
     )
     parser.add_argument("--alphabeta-positions", type=int, default=None)
+    parser.add_argument(
+        "--selective-positions", type=int, default=None, help="0 skips the selective rows"
+    )
     parser.add_argument("--out", default=None, help="JSON path (default: results/ by backend)")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -364,6 +419,9 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     alphabeta_row = bench_alphabeta(args.alphabeta_positions or (100 if quick else 1000), 3, 4)
+    selective_n = args.selective_positions
+    selective_n = (32 if quick else 256) if selective_n is None else selective_n
+    selective_rows = bench_selective(selective_n, 4, 4) if selective_n else []
     imports = {
         "jaxgames": import_time("jaxgames"),
         "chess_game": import_time("jaxgames.games.chess"),
@@ -376,6 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         "perft": perft_rows,
         "playouts": playout_rows,
         "alphabeta": alphabeta_row,
+        "selective": selective_rows,
     }
     out = args.out or os.path.join(HERE, "results", f"chess_{jax.default_backend()}.json")
     os.makedirs(os.path.dirname(out), exist_ok=True)

@@ -150,6 +150,19 @@ class Game:
         """
         return jnp.zeros((self.num_actions,), jnp.bool_)
 
+    has_null_move: bool = False
+    """True when :meth:`null_step` and :meth:`null_ok` are implemented (null-move pruning)."""
+
+    def null_step(self, state: State) -> State:
+        """The position after the side to move passes (a null move): the other side to move,
+        nothing else changed that a pass would not change (the hash follows)."""
+        raise NotImplementedError(f"{self.name} has no null move")
+
+    def null_ok(self, state: State) -> jax.Array:
+        """bool[]: a null move may be tried here. A game says no where passing is illegal
+        in a way that breaks the search (in check) or where zugzwang is likely."""
+        raise NotImplementedError(f"{self.name} has no null move")
+
     num_states: int = 0
     """Size ``N`` of the game's enumerated state space; 0 when it enumerates none. A game that
     sets it implements :meth:`state_index` and :meth:`state_from_index`, and value iteration

@@ -17,7 +17,7 @@ from jaxgames.kernels import batched, stack, take, to_numpy
 import jaxgames
 from jaxgames import GameError
 from jaxgames.games import chess as jchess
-from jaxgames.search.alphabeta import alphabeta_batch
+from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.levels import expand_levels
 from jaxgames.search.perft import perft
 
@@ -358,6 +358,53 @@ def test_mates_found_at_their_depth():
     value, moves = search(3, 4)
     np.testing.assert_array_equal(value[3], [1.0, -1.0])
     assert moves[3] == "c6b6"
+
+
+def test_null_move_and_singular_extensions_keep_the_mates():
+    """Null-move pruning (R = 2) and singular extensions on: the mates are still found at
+    their depth, and quiescence still refuses the poisoned pawn."""
+    roots = stack([to_numpy(GAME.parse(fen)) for fen in SEARCH_ROOTS])
+    result = alphabeta_batch(
+        GAME, roots, 4, quiescence=4, null_move=2, singular=Singular(2, 0.05, 1)
+    )
+    np.testing.assert_array_equal(result.value[1:4, 0], [1.0, -1.0, 1.0])
+    moves = [
+        GAME.action_to_string(GAME.parse(f), int(a))
+        for f, a in zip(SEARCH_ROOTS, result.best_action, strict=True)
+    ]
+    assert moves[1:] == ["a1a8", "a8a1", "c6b6"] and moves[0] != "d1d5"
+    assert result.stats["exact"] is False
+
+
+def test_null_step_matches_python_chess():
+    """A pass (python-chess's ``Move.null()``) from positions of random play: the FEN, and
+    the incrementally kept key equals the one computed from scratch for that FEN."""
+    rng = random.Random(11)
+    fens, boards = [], []
+    for _ in range(8):
+        board = chess.Board()
+        while not board.is_game_over() and board.ply() < 120:
+            if not board.is_check():
+                fens.append(board.fen())
+                after = board.copy()
+                after.push(chess.Move.null())
+                boards.append(after)
+            board.push(rng.choice(list(board.legal_moves)))
+    assert len(fens) >= 300
+    states = stack([to_numpy(GAME.parse(fen)) for fen in fens])
+    passed = to_numpy(jax.jit(jax.vmap(GAME.null_step))(jax.tree.map(jnp.asarray, states)))
+    ok = np.asarray(jax.vmap(GAME.null_ok)(jax.tree.map(jnp.asarray, states)))
+    for i, board in enumerate(boards):
+        state = take(passed, i)
+        assert GAME.format(state) == board.fen(), fens[i]
+        np.testing.assert_array_equal(state.hash, GAME.parse(board.fen()).hash)
+        has_piece = any(
+            board.pieces(kind, not board.turn)
+            for kind in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
+        )
+        assert ok[i] == has_piece, fens[i]
+    in_check = GAME.parse("4k3/8/8/8/8/8/4q3/4K2R w K - 0 1")
+    assert bool(in_check.in_check) and not bool(GAME.null_ok(in_check))
 
 
 # ---------------------------------------------------------------- notation

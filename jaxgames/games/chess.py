@@ -793,6 +793,40 @@ class Chess(Game):
             history,
         )
 
+    has_null_move = True
+
+    def null_step(self, state: ChessState) -> ChessState:
+        """The side to move passes (python-chess's ``Move.null()``): the other side to move,
+        no en-passant square, the halfmove clock one higher, the move number one higher
+        after black; the position joins the repetition history as after any move."""
+        us = state.turn.astype(jnp.int32)
+        old_ep = state.ep.astype(jnp.int32)
+        key = (
+            state.hash
+            ^ jnp.asarray(_Z_SIDE)
+            ^ jnp.asarray(_Z_EP)[jnp.where(old_ep >= 0, old_ep % 8, 8)]
+        )
+        history = jnp.concatenate([state.hash[None], state.history[:-1]], axis=0)
+        return _finish(
+            state.board,
+            1 - us,
+            state.castling,
+            -1,
+            state.halfmove + 1,
+            state.fullmove + us,
+            key,
+            history,
+        )
+
+    def null_ok(self, state: ChessState) -> jax.Array:
+        """bool[]: a null move is tried only in a game going on, not in check (passing would
+        leave the king en prise), and when the side to move has a knight, bishop, rook or
+        queen (with king and pawns alone, zugzwang is common and the pass lies)."""
+        kind = state.board & 7
+        ours = (state.board != EMPTY) & ((state.board >> 3) == state.turn)
+        pieces = ours & (kind >= KNIGHT) & (kind <= QUEEN)
+        return (state.status == ONGOING) & ~state.in_check & jnp.any(pieces)
+
     def evaluate(self, state: ChessState) -> jax.Array:
         """float32[2]: ``[e, -e]`` with ``e = 0.999 * tanh(p * ln(10) / 8)``, ``p`` the
         material and positional balance in pawns from white's side (module docs); the

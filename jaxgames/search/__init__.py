@@ -3,7 +3,7 @@
 Every search has the shape ``search.<name>(game, state, **options) -> SearchResult``.
 """
 
-from jaxgames.search.alphabeta import ProbCut, alphabeta, alphabeta_batch, fit_probcut
+from jaxgames.search.alphabeta import ProbCut, Singular, alphabeta, alphabeta_batch, fit_probcut
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
 from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
@@ -20,6 +20,7 @@ __all__ = [
     "alphabeta_batch",
     "fit_probcut",
     "ProbCut",
+    "Singular",
     "distinct_positions",
     "expectiminimax",
     "expectiminimax_batch",

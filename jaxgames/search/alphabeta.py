@@ -69,6 +69,8 @@ class Options(NamedTuple):
     tt_bits: int  # log2 of the transposition table size (0: no table)
     beam: int  # 0: off; else keep the n best moves by a one-ply look-ahead
     probcut: tuple | None  # (depth, shallow_depth, a, b, sigma, t) or None
+    null_move: int = 0  # 0: off; else the depth reduction R of the null-move search
+    singular: tuple | None = None  # (min_depth, margin, max_extensions) or None
 
 
 class Frames(NamedTuple):
@@ -87,6 +89,13 @@ class Frames(NamedTuple):
     cursor: jax.Array  # int32[F]: next move to search
     pv: jax.Array  # int32[F, F]: pv[f] = best line found from frame f (-1 padded)
     on_pv: jax.Array  # bool[F]: the path to this frame follows the previous PV
+    remaining: jax.Array  # int32[F]: plies left below the frame (<= 0: quiescence)
+    null_pending: jax.Array  # bool[F]: the frame's next event is its null-move probe
+    after_null: jax.Array  # bool[F]: the frame was reached by a null move
+    second: jax.Array  # float32[F]: best value among the moves that are not `best_move`
+    second_move: jax.Array  # int32[F]
+    ext: jax.Array  # int32[F]: singular extensions on the path to the frame
+    extended: jax.Array  # int32[F]: 0, 1 (the next child is searched a ply deeper), 2 (done)
 
 
 class Lane(NamedTuple):
@@ -148,13 +157,15 @@ def _set(x: jax.Array, i: jax.Array, value: Any, active: Any = True) -> jax.Arra
 
 
 EXACT, LOWER, UPPER = 0, 1, 2
+NULL_MOVE = -2  # the move index of a null move (the side to move passes)
 
 
 # ---------------------------------------------------------------- one lane
 def _search_fns(game: Game, opt: Options):
     """Per-lane functions of the lockstep search, closed over the game and options."""
     num_actions = game.num_actions
-    frames_n = opt.max_depth + opt.quiescence + 1
+    max_extensions = opt.singular[2] if opt.singular else 0
+    frames_n = opt.max_depth + opt.quiescence + max_extensions + 1
     use_tt = opt.tt_bits > 0
 
     def move_keys(state, frame, lane, mask, pv_move, tt_move, ply_is_q):
@@ -186,7 +197,19 @@ def _search_fns(game: Game, opt: Options):
         hit, _, _, _, move = _tt_probe(table, game.hash(state), opt.tt_bits)
         return jnp.where(hit, move, -1)
 
-    def open_frame(lane, frame, state, alpha, beta, on_pv, remaining, tt_move, active=True):
+    def open_frame(
+        lane,
+        frame,
+        state,
+        alpha,
+        beta,
+        on_pv,
+        remaining,
+        tt_move,
+        after_null=False,
+        ext=0,
+        active=True,
+    ):
         """Initialise frame ``frame`` for ``state`` with window (alpha, beta), if ``active``.
 
         ``tt_move`` is the transposition table's move for ``state`` (-1: none); the caller
@@ -197,10 +220,24 @@ def _search_fns(game: Game, opt: Options):
         legal = game.legal_mask(state)
         in_q = remaining <= 0  # a quiescence frame: noisy moves only, stand pat at EVAL
         best = NEG_INF
+        if opt.quiescence or opt.null_move:
+            static = leaf_values(game, state)[jnp.clip(mover, 0, game.num_players - 1)]
         if opt.quiescence:
-            stand_pat = leaf_values(game, state)[jnp.clip(mover, 0, game.num_players - 1)]
             legal = jnp.where(in_q, legal & game.noisy_mask(state), legal)
-            best = jnp.where(in_q, stand_pat, NEG_INF)
+            best = jnp.where(in_q, static, NEG_INF)
+        null_pending = jnp.bool_(False)
+        if opt.null_move:
+            # Null-move pruning (Beal 1989; Donninger 1993): not at the root or on the
+            # previous PV, never twice in a row, only with R + 1 plies left, where the game
+            # allows a pass (not in check, say), and where EVAL already reaches beta
+            null_pending = (
+                (frame > 0)
+                & ~jnp.asarray(after_null)
+                & ~on_pv
+                & (remaining >= opt.null_move + 1)
+                & game.null_ok(state)
+                & (static >= beta)
+            )
         pv_move = jnp.where(on_pv, _get(lane.prev_pv, frame), -1)
         keys = move_keys(state, frame, lane, legal, pv_move, tt_move, in_q)
         count = jnp.sum(legal, dtype=jnp.int32)
@@ -224,23 +261,47 @@ def _search_fns(game: Game, opt: Options):
             cursor=put(f.cursor, jnp.int32(0)),
             pv=put(f.pv, jnp.full((frames_n,), -1, jnp.int32)),
             on_pv=put(f.on_pv, on_pv),
+            remaining=put(f.remaining, remaining),
+            null_pending=put(f.null_pending, null_pending) if opt.null_move else f.null_pending,
+            after_null=put(f.after_null, after_null) if opt.null_move else f.after_null,
+            second=put(f.second, NEG_INF) if opt.singular else f.second,
+            second_move=put(f.second_move, jnp.int32(-1)) if opt.singular else f.second_move,
+            ext=put(f.ext, ext) if opt.singular else f.ext,
+            extended=put(f.extended, 0) if opt.singular else f.extended,
         )
         return lane._replace(frames=frames)
 
     def give(lane, frame, value, move, child_pv, remaining, active):
-        """Report ``value`` (frame's mover's side) of ``move`` to frame ``frame``, if active."""
+        """Report ``value`` (frame's mover's side) of ``move`` to frame ``frame``, if active.
+
+        A null move's report counts only when it reaches beta (the frame is cut); it is
+        never a best move, killer or history entry.
+        """
         f = lane.frames
-        improves = active & (value > _get(f.best, frame))
+        is_null = move == NULL_MOVE
+        old_best = _get(f.best, frame)
+        if opt.null_move:
+            active = active & (~is_null | (value >= _get(f.beta, frame)))
+        improves = active & (value > old_best)
         line = jnp.concatenate([move[None], child_pv[:-1]])  # [F]
+        line = jnp.where(is_null, -1, line)
         frames = f._replace(
             best=_set(f.best, frame, value, improves),
-            best_move=_set(f.best_move, frame, move, improves),
+            best_move=_set(f.best_move, frame, move, improves & ~is_null),
             pv=_set(f.pv, frame, line, improves),
             alpha=_set(f.alpha, frame, jnp.maximum(_get(f.alpha, frame), value), active),
         )
+        if opt.singular:  # the runner-up, for the singularity test
+            loser = jnp.where(improves, old_best, value)
+            loser_move = jnp.where(improves, _get(f.best_move, frame), move)
+            better = active & ~is_null & (loser > _get(f.second, frame))
+            frames = frames._replace(
+                second=_set(frames.second, frame, loser, better),
+                second_move=_set(frames.second_move, frame, loser_move, better),
+            )
         cut = active & (value >= _get(f.beta, frame))
         lane = lane._replace(frames=frames, cutoffs=lane.cutoffs + cut.astype(jnp.int32))
-        quiet_cut = cut & (remaining > 0)
+        quiet_cut = cut & (remaining > 0) & ~is_null
         if opt.killers:
             k = _get(lane.killers, frame)
             new_k = jnp.where(move == k[0], k, jnp.stack([move, k[0]]))
@@ -257,13 +318,32 @@ def _search_fns(game: Game, opt: Options):
         """One event: expand the next child of the current frame, or return the frame."""
         f = lane.frames
         sp = lane.sp
-        remaining = depth - sp  # plies left below the current frame
+        remaining = _get(f.remaining, sp)  # plies left below the current frame
         live = ~lane.done
         cursor, count = _get(f.cursor, sp), _get(f.count, sp)
         alpha, beta, best = _get(f.alpha, sp), _get(f.beta, sp), _get(f.best, sp)
         mover = _get(f.mover, sp)
-        expand = live & (cursor < count) & (best < beta)
+        null_now = _get(f.null_pending, sp) if opt.null_move else jnp.bool_(False)
+        expand = live & ((cursor < count) | null_now) & (best < beta)
         finish = live & ~expand
+        singular = jnp.bool_(False)
+        if opt.singular:
+            # Singular extensions (Anantharaman, Campbell and Hsu 1990), PV-singular form:
+            # at a node whose value is exact (alpha0 < best < beta) with ``min_depth`` plies
+            # left, a best move that beats every other move by ``margin`` is searched again
+            # one ply deeper; the node's value becomes max(that value, the runner-up's)
+            min_depth, margin, max_ext = opt.singular
+            singular = (
+                finish
+                & (remaining >= min_depth)
+                & (_get(f.ext, sp) < max_ext)
+                & (_get(f.extended, sp) == 0)
+                & (_get(f.best_move, sp) >= 0)
+                & (best > _get(f.alpha0, sp))
+                & (best < beta)
+                & (best - _get(f.second, sp) >= margin)
+            )
+            finish = finish & ~singular
 
         # ---- the next child of the current frame (computed by every lane, used by some)
         # selection on demand: the best remaining move (first among equals); a cutoff
@@ -272,12 +352,23 @@ def _search_fns(game: Game, opt: Options):
         move = jnp.argmax(row).astype(jnp.int32)
         parent = jax.tree.map(lambda x: _get(x, sp), f.state)
         child = game.step(parent, move)
+        c_remaining = remaining - 1
+        if opt.null_move:  # the probe: the side to move passes, searched R plies shallower
+            move = jnp.where(null_now, NULL_MOVE, move)
+            passed = game.null_step(parent)
+            child = jax.tree.map(lambda p, c: jnp.where(null_now, p, c), passed, child)
+            c_remaining = c_remaining - jnp.where(null_now, opt.null_move, 0)
+            # a null window at beta: only "value >= beta" is asked
+            alpha = jnp.where(null_now, jnp.nextafter(beta, NEG_INF), alpha)
+        extend_now = jnp.bool_(False)
+        if opt.singular:
+            extend_now = (_get(f.extended, sp) == 1) & ~null_now
+            c_remaining = c_remaining + extend_now.astype(jnp.int32)
         child_mover = game.player(child)
         same = child_mover == mover
         sign = jnp.where(same, 1.0, -1.0)
         c_alpha = jnp.where(same, alpha, -beta)
         c_beta = jnp.where(same, beta, -alpha)
-        c_remaining = remaining - 1
         terminal = game.terminal(child)
         horizon = c_remaining <= 0
         if opt.quiescence:  # past the horizon only positions with noisy moves go on
@@ -285,7 +376,7 @@ def _search_fns(game: Game, opt: Options):
             horizon = (c_remaining <= -opt.quiescence) | ((c_remaining <= 0) & ~noisy)
         parent_view = leaf_values(game, child)[jnp.clip(mover, 0, game.num_players - 1)]
         is_leaf = terminal | horizon
-        on_pv = _get(f.on_pv, sp) & (move == _get(lane.prev_pv, sp))
+        on_pv = _get(f.on_pv, sp) & (move == _get(lane.prev_pv, sp)) & ~null_now
         tt_value = jnp.float32(0.0)
         tt_stop = jnp.bool_(False)
         child_tt_move = jnp.int32(-1)
@@ -333,14 +424,33 @@ def _search_fns(game: Game, opt: Options):
         up_move = _get(f.last_move, up)
 
         # ---- one report: a settled child to this frame, or this frame to its parent
-        lane = lane._replace(
-            frames=f._replace(
-                cursor=_set(f.cursor, sp, cursor + 1, expand),
-                keys=_set(
-                    f.keys, sp, jnp.where(jnp.arange(num_actions) == move, -jnp.inf, row), expand
+        moved = expand & ~null_now  # a null probe takes no move off the list
+        f = f._replace(
+            cursor=_set(f.cursor, sp, cursor + 1, moved),
+            keys=_set(f.keys, sp, jnp.where(jnp.arange(num_actions) == move, -jnp.inf, row), moved),
+            last_move=_set(f.last_move, sp, move, expand),
+        )
+        if opt.null_move:
+            f = f._replace(null_pending=_set(f.null_pending, sp, False, expand))
+        if opt.singular:
+            # a singular node searches its best move again: only that move left, the
+            # runner-up as its value so far, and the next child one ply deeper
+            second = _get(f.second, sp)
+            again = jnp.where(jnp.arange(num_actions) == _get(f.best_move, sp), 0.0, -jnp.inf)
+            line = jnp.full((frames_n,), -1, jnp.int32).at[0].set(_get(f.second_move, sp))
+            f = f._replace(
+                keys=_set(f.keys, sp, again, singular),
+                count=_set(f.count, sp, cursor + 1, singular),
+                best=_set(f.best, sp, second, singular),
+                best_move=_set(f.best_move, sp, _get(f.second_move, sp), singular),
+                pv=_set(f.pv, sp, line, singular),
+                alpha=_set(f.alpha, sp, jnp.maximum(_get(f.alpha0, sp), second), singular),
+                extended=_set(
+                    f.extended, sp, jnp.where(singular, 1, 2), singular | (extend_now & expand)
                 ),
-                last_move=_set(f.last_move, sp, move, expand),
-            ),
+            )
+        lane = lane._replace(
+            frames=f,
             nodes=lane.nodes + expand.astype(jnp.int32),
             leaves=lane.leaves + (expand & is_leaf).astype(jnp.int32),
             tt_hits=lane.tt_hits + (expand & tt_stop).astype(jnp.int32),
@@ -353,11 +463,21 @@ def _search_fns(game: Game, opt: Options):
             jnp.where(expand, settled, up_value),
             jnp.where(expand, move, up_move),
             jnp.where(expand, jnp.full((frames_n,), -1, jnp.int32), _get(f.pv, sp)),
-            jnp.where(expand, remaining, depth - up),
+            jnp.where(expand, remaining, _get(f.remaining, up)),
             (expand & settle) | (finish & (sp > 0)),
         )
         lane = open_frame(
-            lane, sp + 1, child, c_alpha, c_beta, on_pv, c_remaining, child_tt_move, push
+            lane,
+            sp + 1,
+            child,
+            c_alpha,
+            c_beta,
+            on_pv,
+            c_remaining,
+            child_tt_move,
+            null_now,
+            _get(f.ext, sp) + extend_now.astype(jnp.int32),
+            push,
         )
         lane = lane._replace(
             sp=jnp.where(push, sp + 1, jnp.where(finish, up, sp)),
@@ -400,6 +520,13 @@ def _search_fns(game: Game, opt: Options):
             cursor=jnp.zeros((frames_n,), jnp.int32),
             pv=jnp.full((frames_n, frames_n), -1, jnp.int32),
             on_pv=jnp.zeros((frames_n,), jnp.bool_),
+            remaining=jnp.zeros((frames_n,), jnp.int32),
+            null_pending=jnp.zeros((frames_n,), jnp.bool_),
+            after_null=jnp.zeros((frames_n,), jnp.bool_),
+            second=jnp.full((frames_n,), -jnp.inf, jnp.float32),
+            second_move=jnp.full((frames_n,), -1, jnp.int32),
+            ext=jnp.zeros((frames_n,), jnp.int32),
+            extended=jnp.zeros((frames_n,), jnp.int32),
         )
         lane = Lane(
             frames=frames,
@@ -660,6 +787,31 @@ def fit_probcut(game: Game, states: Any, depth: int, t: float = 1.5) -> ProbCut:
     return ProbCut(depth=depth, a=float(a), b=float(b), sigma=max(sigma, 1e-6), t=t)
 
 
+@dataclasses.dataclass(frozen=True)
+class Singular:
+    """Singular extensions (Anantharaman, Campbell and Hsu 1990), the PV-singular test.
+
+    At a node with at least ``min_depth`` plies left whose search ends with an exact value
+    (``alpha < v < beta``), the best move is *singular* when its value beats every other
+    move's (fail-soft) value by at least ``margin``; it is then searched again one ply
+    deeper, and the node's value becomes the larger of that value and the runner-up's. At
+    most ``max_extensions`` extensions lie on any path. The result is the value of a deeper,
+    selective search, not the depth-limited minimax value (``stats["exact"]`` is False).
+    """
+
+    min_depth: int = 2
+    margin: float = 0.1
+    max_extensions: int = 1
+
+    def as_tuple(self) -> tuple:
+        if self.min_depth < 1 or self.max_extensions < 1 or not self.margin >= 0:
+            raise GameError(
+                "alphabeta: singular needs min_depth >= 1, max_extensions >= 1, margin >= 0;"
+                f" got {self}"
+            )
+        return (int(self.min_depth), float(self.margin), int(self.max_extensions))
+
+
 def _validate(game: Game, depth: int) -> None:
     if game.num_players != 2 or not game.zero_sum:
         raise GameError(
@@ -685,6 +837,8 @@ def alphabeta_batch(
     quiescence: int = 0,
     beam: int = 0,
     probcut: Any = None,
+    null_move: int = 0,
+    singular: Singular | bool | None = None,
     lanes: int = 512,
     events: int = 16,
 ) -> BatchSearchResult:
@@ -706,6 +860,14 @@ def alphabeta_batch(
         beam: INEXACT forward pruning; keep only the ``beam`` best moves per node by a
             one-ply look-ahead (0: off).
         probcut: INEXACT forward pruning; a :class:`ProbCut` model (None: off).
+        null_move: INEXACT; null-move pruning with depth reduction R = ``null_move`` (0: off;
+            2 or 3 are usual). Before its moves, a node where EVAL reaches beta lets the
+            opponent move twice (the game's ``null_step``), searched ``R + 1`` plies
+            shallower with a null window at beta; if even that reaches beta, the node is cut.
+            Not at the root, nor on the previous principal variation, nor twice in a row,
+            nor where the game's ``null_ok`` says no. Wrong in zugzwang, hence inexact.
+        singular: a :class:`Singular` (``True``: its defaults; None: off); a selective
+            extension, so the value is no longer the depth-limited minimax value.
         lanes: searches run side by side (per device); roots beyond that wait in a queue and
             go to the first lane that finishes (more lanes: wider vector work, longer tail).
             With several local devices and N a multiple of their count, each device
@@ -720,6 +882,14 @@ def alphabeta_batch(
     _validate(game, depth)
     start_time = time.perf_counter()
     tt_bits = tt_bits if (tt and game.has_hash) else 0
+    null_move = int(null_move)
+    if null_move < 0:
+        raise GameError(f"alphabeta: null_move must be >= 0 (the reduction R), got {null_move}")
+    if null_move and not game.has_null_move:
+        raise GameError(f"alphabeta: {game.name} has no null move (null_step), so null_move=0")
+    if singular is True:
+        singular = Singular()
+    singular = singular or None
     opt = Options(
         max_depth=max(depth, 1),
         quiescence=int(quiescence),
@@ -729,6 +899,8 @@ def alphabeta_batch(
         tt_bits=int(tt_bits),
         beam=int(beam),
         probcut=probcut.as_tuple() if probcut is not None else None,
+        null_move=null_move,
+        singular=singular.as_tuple() if singular is not None else None,
     )
     n = batch_size(states)
     devices = jax.local_device_count()
@@ -761,7 +933,7 @@ def alphabeta_batch(
             "cutoffs_per_root": per_root["cutoffs"],
             "tt_hits_per_root": per_root["tt_hits"],
             "time_s": time.perf_counter() - start_time,
-            "exact": not beam and probcut is None,
+            "exact": not beam and probcut is None and not null_move and singular is None,
             "lanes": num_lanes,
             "devices": devices if mesh is not None else 1,
         }
@@ -860,4 +1032,4 @@ def _host_driver(game: Game, state: Any, depth: int, split: int, **options: Any)
     )
 
 
-__all__ = ["ProbCut", "alphabeta", "alphabeta_batch", "fit_probcut"]
+__all__ = ["ProbCut", "Singular", "alphabeta", "alphabeta_batch", "fit_probcut"]
