@@ -360,6 +360,9 @@ def bench_selective(n: int, depth: int, quiescence: int) -> list[dict[str, Any]]
     return rows
 
 
+SECTIONS = ["perft", "playouts", "alphabeta", "selective"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small depths and sizes")
@@ -376,6 +379,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--selective-positions", type=int, default=None, help="0 skips the selective rows"
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=SECTIONS,
+        default=SECTIONS,
+        help="run these sections only (default: all)",
+    )
     parser.add_argument("--out", default=None, help="JSON path (default: results/ by backend)")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -384,9 +394,9 @@ def main(argv: list[str] | None = None) -> int:
     sizes = args.batch_sizes or ([64, 1024] if quick else [1, 64, 1024, 4096])
     perft_cases = [(START, 3), (KIWIPETE, 2)] if quick else [(START, 4), (KIWIPETE, 3), (START, 5)]
 
-    perft_rows = bench_perft(perft_cases, peers)
+    perft_rows = bench_perft(perft_cases, peers) if "perft" in args.only else []
     playout_rows = []
-    for batch in sizes:
+    for batch in sizes if "playouts" in args.only else []:
         for cap in (512, None) if batch <= args.uncapped_max_batch else (512,):
             ours = bench_ours(batch, repeats, cap)
             playout_rows.append(ours)
@@ -410,7 +420,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"(jaxgames capped: {capped['ratio_vs_pgx']:.1f}x)",
                 flush=True,
             )
-    spiel = bench_openspiel(5.0 if quick else 20.0) if peers else None
+    spiel = None
+    if peers and "playouts" in args.only:
+        spiel = bench_openspiel(5.0 if quick else 20.0)
     if spiel:
         playout_rows.append(spiel)
         print(
@@ -418,10 +430,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{spiel['moves_per_s']:,.0f} moves/s  mean length {spiel['mean_length']:.0f}",
             flush=True,
         )
-    alphabeta_row = bench_alphabeta(args.alphabeta_positions or (100 if quick else 1000), 3, 4)
+    alphabeta_row = None
+    if "alphabeta" in args.only:
+        alphabeta_row = bench_alphabeta(args.alphabeta_positions or (100 if quick else 1000), 3, 4)
     selective_n = args.selective_positions
     selective_n = (32 if quick else 256) if selective_n is None else selective_n
-    selective_rows = bench_selective(selective_n, 4, 4) if selective_n else []
+    selective_rows = []
+    if selective_n and "selective" in args.only:
+        selective_rows = bench_selective(selective_n, 4, 4)
     imports = {
         "jaxgames": import_time("jaxgames"),
         "chess_game": import_time("jaxgames.games.chess"),

@@ -21,3 +21,40 @@ def table(header: list[str], rows: list[list[Any]]) -> None:
     print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
     for row in cells:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)), flush=True)
+
+
+def human(x: float) -> str:
+    """1234567 -> '1.23M' (3 significant digits with a k/M/G suffix)."""
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The rows of a ``jaxgames bench`` JSON as a Markdown table, peers and ratios inline."""
+    lines = [
+        "| game | workload | backend | batch | compile s | median ms | throughput | unit | peers"
+        " (throughput, jaxgames/peer) |",
+        "|---|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for r in result["rows"]:
+        peers = "; ".join(
+            f"{p['name']} {human(p['throughput'])} **{p['ratio']:.2f}x**"
+            for p in r.get("peers", [])
+            if p.get("ratio")
+        )
+        lines.append(
+            f"| {r['game']} | {r['workload']} | {r['backend']} | {r['batch']} | "
+            f"{r['compile_s']:.2f} | {1e3 * r['seconds']:.3g} | {human(r['throughput'])} | "
+            f"{r['unit']} | {peers} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    with open(sys.argv[1], encoding="utf-8") as f:
+        print(markdown(json.load(f)))

@@ -32,7 +32,12 @@ the XOR checks, so a torn write by two lanes at once reads as a miss.
 
 Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`
 (to float32 rounding: the same EVAL may be compiled into differently fused code).
-Forward pruning (beam, ProbCut) does, and is off by default (see its options).
+Forward pruning (beam, ProbCut, null-move pruning) and singular extensions do, and are off
+by default (see their options). A null move is one more kind of event of a frame: before its
+first move, the frame opens a child for the position after the game's ``null_step``, with a
+null window at beta and ``R`` plies fewer; only "the pass already reaches beta" is reported
+back. Each frame keeps its own plies left, so reductions and extensions need no more frames
+than extensions add.
 """
 
 from __future__ import annotations
