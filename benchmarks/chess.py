@@ -279,18 +279,19 @@ def middlegame_fens(n: int, seed: int = 0) -> list[str]:
     return fens
 
 
-def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
-    game = jaxgames.make("chess")
-    fens = middlegame_fens(n)
-    roots = stack([to_numpy(game.parse(f)) for f in fens])
-    # The search compiles per number of roots, so the timed run includes its compile; the
-    # compile is estimated apart on 8 roots (compile + a search of 8 roots).
+def timed_search(game, roots, depth: int, quiescence: int, **options: Any):
+    """(result, row) of one alpha-beta over ``roots``: the row's common fields.
+
+    The search compiles per number of roots, so the timed run includes its compile; the
+    compile is estimated apart on 8 roots (compile + a search of 8 roots).
+    """
     t0 = time.perf_counter()
-    alphabeta_batch(game, take(roots, slice(0, 8)), depth, quiescence=quiescence)
+    alphabeta_batch(game, take(roots, slice(0, 8)), depth, quiescence=quiescence, **options)
     first_s = time.perf_counter() - t0
-    result = alphabeta_batch(game, roots, depth, quiescence=quiescence)
+    result = alphabeta_batch(game, roots, depth, quiescence=quiescence, **options)
     run_s = result.stats["time_s"]
-    row = {
+    n = len(result.best_action)
+    return result, {
         "positions": n,
         "depth": depth,
         "quiescence": quiescence,
@@ -302,6 +303,13 @@ def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
         "compile_estimate_s": first_s,  # compile + search of 8 roots
         "lanes": result.stats["lanes"],
     }
+
+
+def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
+    game = jaxgames.make("chess")
+    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    _, row = timed_search(game, roots, depth, quiescence)
+    run_s, first_s = row["seconds"], row["compile_estimate_s"]
     print(
         f"alpha-beta d{depth} q{quiescence} on {n} middlegames: {run_s:.1f}s, "
         f"{row['positions_per_s']:.1f} positions/s, {row['nodes_per_s']:,.0f} nodes/s, "
@@ -329,25 +337,15 @@ def bench_selective(n: int, depth: int, quiescence: int) -> list[dict[str, Any]]
     rows: list[dict[str, Any]] = []
     plain = None
     for name, options in SELECTIVE.items():
-        t0 = time.perf_counter()
-        alphabeta_batch(game, take(roots, slice(0, 8)), depth, quiescence=quiescence, **options)
-        first_s = time.perf_counter() - t0
-        result = alphabeta_batch(game, roots, depth, quiescence=quiescence, **options)
-        run_s = result.stats["time_s"]
+        result, row = timed_search(game, roots, depth, quiescence, **options)
+        run_s = row["seconds"]
         plain = plain or result
         row = {
             "variant": name,
-            "positions": n,
-            "depth": depth,
-            "quiescence": quiescence,
-            "seconds": run_s,
-            "positions_per_s": n / run_s,
-            "nodes": result.stats["nodes"],
+            **row,
             "nodes_vs_plain": result.stats["nodes"] / plain.stats["nodes"],
             "same_best_move": float(np.mean(result.best_action == plain.best_action)),
             "mean_abs_value_change": float(np.mean(np.abs(result.value - plain.value)[:, 0])),
-            "includes_compile": True,
-            "compile_estimate_s": first_s,
         }
         rows.append(row)
         print(
