@@ -114,7 +114,7 @@ def _chess_parts(game: Any, n: int) -> tuple[dict[str, Any], float]:
     uniform = jax.random.uniform(jax.random.key(1), (n,))
     action = sample_legal(mask, uniform)
     step = jax.jit(jax.vmap(game.step))
-    analyze = jax.jit(jax.vmap(jchess._analyze))
+    analyze = jax.jit(jax.vmap(jchess._analyze))  # move planes, check, en passant
     choose = jax.jit(sample_legal)
     args = (
         states.board,

@@ -116,7 +116,7 @@ def oracle_run(lanes: int = 32, plies: int = 240, seed: int = 7):
             if board.is_check():
                 hit("check")
             if status != jchess.ONGOING:
-                if np.any(state.legal):
+                if np.any(state.moves):
                     errors.append(f"{where}: legal moves at a terminal state")
                 # A new game in this lane, from the next start position.
                 games += 1
@@ -210,6 +210,33 @@ def test_threefold_repetition_ends_the_game():
 def test_218_moves():
     state = GAME.parse(MAX_218)
     assert int(np.sum(GAME.legal_mask(state))) == 218 == chess.Board(MAX_218).legal_moves.count()
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        MAX_218,
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",  # castling
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",  # under-promotions, captures onto rank 1
+        "4k3/8/8/2pP4/8/8/8/4K2R w K c6 0 2",  # en passant
+        "7k/8/6K1/8/8/8/8/5Q2 w - - 0 1",  # mates among the moves
+    ],
+)
+def test_sampler_draws_every_legal_move_once(fen):
+    """The playout sampler (move planes, no mask): with ``u = (j + 1/2) / n`` for the ``n``
+    legal moves it must draw each of python-chess's legal moves exactly once, so it is
+    uniform; a finished game gives action 0."""
+    board = chess.Board(fen)
+    n = board.legal_moves.count()
+    state = GAME.parse(fen)
+    uniform = (np.arange(n) + 0.5) / n
+    states = stack([state] * n)
+    drawn = np.asarray(jax.jit(GAME.sample_actions)(states, jnp.asarray(uniform, jnp.float32)))
+    ucis = sorted(GAME.action_to_string(state, int(a)) for a in drawn)
+    assert ucis == sorted(m.uci() for m in board.legal_moves)
+    mated = GAME.parse("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1")
+    assert int(mated.status) == jchess.CHECKMATE
+    assert int(jax.jit(GAME.sample_actions)(stack([mated]), jnp.full((1,), 0.7))[0]) == 0
 
 
 def test_action_space_is_exact():

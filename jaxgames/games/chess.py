@@ -39,17 +39,22 @@ Encoding:
 * :class:`ChessState` keeps the board, the side to move, castling rights, the en-passant
   square (only when an en-passant capture is legal, as in python-chess's FEN), the clocks,
   the 64-bit Zobrist key (``uint32[2]``, kept incrementally), the keys of the last 100
-  positions (enough for the 50-move window) for the repetition rule, and the legal mask,
-  the check flag and the status of the position, computed once when the position is made
-  (``step`` computes them, so ``legal_mask`` and ``terminal`` cost nothing).
+  positions (enough for the 50-move window) for the repetition rule, and the legal moves
+  (as move planes, below), the check flag and the status of the position, computed once
+  when the position is made (``step`` computes them, so ``terminal`` costs nothing).
 
-Move generation is branch-free: the rays of every square are read from the board with one
-gather (``int8[64, 8, 8]``), giving the first piece in each direction; from that come the
-attacked squares, the checkers (and the squares that block or capture a single checker),
-the pinned pieces (which may only move along the line through the king) and the x-ray
-squares behind the king. Each action's legality is then a few table lookups. En passant is
-checked exactly (the two possible captures are played and the king tested), because it can
-expose the king along the rank.
+Move generation works on bitboards (:mod:`jaxgames.bitboard`: 64-bit sets of squares as
+two uint32 words, so each operation is one vector instruction across a batch), as a classic
+legal move generator does: the squares the other side attacks (its sliders seeing through
+our king), the checkers (and the squares that block or capture a single checker), the
+pinned pieces (which may only move along the line through the king), then every piece's
+destinations masked by them. The legal moves are kept in the state as 72 bitboards of
+destination squares, one per move shape (:data:`NUM_PLANES`); ``legal_mask`` reads the
+1,924-wide mask off them, and random playouts draw a move from their population counts
+without building the mask (:meth:`Chess.sample_actions`). En passant is checked exactly
+(both pawns leave their squares and the king's lines are traced again), because it can
+expose the king along the rank. An earlier mailbox generator that tested each of the 1,924
+actions with table lookups cost about 8x as much per position on a CPU.
 
 Notation (host side): FEN in and out (``parse``/``format``; ``"startpos"`` and ``"<FEN>
 moves e2e4 e7e5"`` are read too), UCI moves (``e2e4``, ``e7e8n``, castling ``e1g1``) in
@@ -81,6 +86,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames import bitboard as bb
 from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
 
 # ---------------------------------------------------------------- constants
@@ -128,55 +134,6 @@ def square_name(square: int) -> str:
 
 
 # ---------------------------------------------------------------- tables (numpy, import time)
-def _ray_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``ray int32[64, 8, 8]``: the squares at distance 1..8 from each square in each
-    direction (``_OFF`` past the edge, so every ray ends in the wall); ``seg bool[64, 8, 8,
-    64]``: ``seg[s, d, n]`` marks the first ``n + 1`` squares of the ray; ``dir_to int8[64,
-    64]``: the direction from one square to another on its line (8: not on a line)."""
-    ray = np.full((64, 8, 8), _OFF, np.int32)
-    seg = np.zeros((64, 8, 8, 64), np.bool_)
-    dir_to = np.full((64, 64), 8, np.int8)
-    for s in range(64):
-        f, r = s % 8, s // 8
-        for d, (df, dr) in enumerate(_DIRS):
-            for k in range(8):
-                nf, nr = f + df * (k + 1), r + dr * (k + 1)
-                if _on_board(nf, nr):
-                    ray[s, d, k] = _sq(nf, nr)
-                    dir_to[s, _sq(nf, nr)] = d
-            for n in range(8):
-                for k in range(n + 1):
-                    if ray[s, d, k] != _OFF:
-                        seg[s, d, n, ray[s, d, k]] = True
-    return ray, seg, dir_to
-
-
-def _step_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Knight and king neighbours ``int32[64, 8]`` (``_OFF`` padded), the squares from which
-    a pawn of each colour attacks a square ``int32[2, 64, 2]``, and the same as masks
-    ``knight_mask bool[64, 64]``, ``pawn_mask bool[2, 64, 64]`` (``[c, target, from]``)."""
-    knight = np.full((64, 8), _OFF, np.int32)
-    king = np.full((64, 8), _OFF, np.int32)
-    pawn_from = np.full((2, 64, 2), _OFF, np.int32)
-    knight_mask = np.zeros((64, 64), np.bool_)
-    pawn_mask = np.zeros((2, 64, 64), np.bool_)
-    for s in range(64):
-        f, r = s % 8, s // 8
-        for i, (df, dr) in enumerate(_KNIGHT_DELTAS):
-            if _on_board(f + df, r + dr):
-                knight[s, i] = _sq(f + df, r + dr)
-                knight_mask[s, knight[s, i]] = True
-        for i, (df, dr) in enumerate(_DIRS):
-            if _on_board(f + df, r + dr):
-                king[s, i] = _sq(f + df, r + dr)
-        for color, dr in ((WHITE, -1), (BLACK, 1)):  # a white pawn attacks upwards
-            for i, df in enumerate((-1, 1)):
-                if _on_board(f + df, r + dr):
-                    pawn_from[color, s, i] = _sq(f + df, r + dr)
-                    pawn_mask[color, s, pawn_from[color, s, i]] = True
-    return knight, king, pawn_from, knight_mask, pawn_mask
-
-
 class _Actions(NamedTuple):
     frm: np.ndarray  # int32[A]
     to: np.ndarray  # int32[A]
@@ -336,13 +293,10 @@ def _piece_square_table() -> np.ndarray:
     return pst
 
 
-_RAY, _SEG, _DIR_TO = _ray_tables()
-_KNIGHT_SQ, _KING_SQ, _PAWN_FROM, _KNIGHT_MASK, _PAWN_MASK = _step_tables()
 ACTIONS = _action_tables()
 NUM_ACTIONS = int(ACTIONS.frm.shape[0])
 _CASTLE = _castling_tables()
 _PST = _piece_square_table()
-_ORTH_DIR = np.array([True] * 4 + [False] * 4)
 _DARK = np.array([(s % 8 + s // 8) % 2 == 0 for s in range(64)])  # a1 is dark
 _AGE = np.arange(1, HISTORY + 1, dtype=np.int32)  # history[i] is i + 1 plies old
 # Zobrist keys: piece code x square (zero rows for empty, wall and the off-board cell, so
@@ -361,6 +315,300 @@ _Z_EP = np.zeros((9, 2), np.uint32)
 _Z_EP[:8] = zobrist_table(_ZOBRIST_SEED + 3, 8)
 
 
+# ---------------------------------------------------------------- move planes
+NUM_PLANES = 72
+"""Legal moves are kept as 72 bitboards of their destination squares ("planes"):
+plane ``7 d + k - 1`` holds the moves of ``k`` squares in direction ``d`` (any piece: a
+slider, the king, a pawn push or capture, castling), ``56 + i`` the knight moves of the
+``i``-th knight step, and ``64 + d`` the pawn moves in direction ``d`` that reach the
+last rank, each of which is also three under-promotions (66 and 67 stay empty)."""
+
+
+def _plane_of(frm: int, to: int, under: int) -> int:
+    df, dr = to % 8 - frm % 8, to // 8 - frm // 8
+    if (df, dr) in _KNIGHT_DELTAS:
+        return 56 + _KNIGHT_DELTAS.index((df, dr))
+    d = _DIRS.index((int(np.sign(df)), int(np.sign(dr))))
+    return 64 + d if under else 7 * d + max(abs(df), abs(dr)) - 1
+
+
+def _plane_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each action's word (``plane * 2 + to // 32``) and bit (``to % 32``) in the planes;
+    the inverse ``int32[144, 32, 3]``: the action of a (word, bit, under-promotion choice)
+    (-1 where none); and the actions one set bit of each word stands for (1, or 3 for the
+    under-promotion planes)."""
+    plane = np.array(
+        [_plane_of(f, t, u) for f, t, u in zip(ACTIONS.frm, ACTIONS.to, ACTIONS.under, strict=True)]
+    )
+    word = (plane * 2 + ACTIONS.to // 32).astype(np.int32)
+    bit = (ACTIONS.to % 32).astype(np.uint32)
+    inverse = np.full((NUM_PLANES * 2, 32, 3), -1, np.int32)
+    for a in range(NUM_ACTIONS):
+        choice = _UNDER.index(ACTIONS.under[a]) if ACTIONS.under[a] else 0
+        inverse[word[a], bit[a], choice] = a
+    weight = np.where(np.arange(NUM_PLANES * 2) >= 128, 3, 1).astype(np.int32)
+    return word, bit, inverse, weight
+
+
+_ACTION_WORD, _ACTION_BIT, _ACTION_OF_BIT, _WORD_WEIGHT = _plane_tables()
+
+_NOT_A = bb.MASK64 ^ bb.files_mask({0})
+_NOT_H = bb.MASK64 ^ bb.files_mask({7})
+_NOT_AB = bb.MASK64 ^ bb.files_mask({0, 1})
+_NOT_GH = bb.MASK64 ^ bb.files_mask({6, 7})
+
+
+def _words(*masks: int) -> np.ndarray:
+    return np.array([[m & 0xFFFFFFFF, m >> 32] for m in masks], np.uint32)
+
+
+# The 8 directions as 4 axes, each a direction (a left shift) and its opposite (a right
+# shift): N/S, E/W, NE/SW, NW/SE; the first two are rook lines, the last two bishop lines.
+# Masks remove the bits a shift wraps onto the far file.
+_AXIS_SHIFT = np.array([8, 1, 9, 7], np.uint32)
+_AXIS_MASK = {True: _words(bb.MASK64, _NOT_A, _NOT_A, _NOT_H),
+              False: _words(bb.MASK64, _NOT_H, _NOT_H, _NOT_A)}  # fmt: skip
+# The 8 knight steps as 4 pairs: (1, 2)/(-1, -2), (-1, 2)/(1, -2), (2, 1)/(-2, -1),
+# (-2, 1)/(2, -1).
+_KNIGHT_SHIFT = np.array([17, 15, 10, 6], np.uint32)
+_KNIGHT_WRAP = {True: _words(_NOT_A, _NOT_H, _NOT_AB, _NOT_GH),
+                False: _words(_NOT_H, _NOT_A, _NOT_GH, _NOT_AB)}  # fmt: skip
+_AXIS_OF = (0, 0, 1, 1, 2, 3, 3, 2)  # the axis of each of the 8 directions
+_RANK = [bb.const(0xFF << (8 * r)) for r in range(8)]
+# Castling squares as words [colour, side, word]: those that must be empty, not attacked.
+_CASTLE_PATH, _CASTLE_SAFE = (
+    _words(
+        *(sum(1 << int(q) for q in np.flatnonzero(m)) for m in _CASTLE[key].reshape(4, 64))
+    ).reshape(2, 2, 2)
+    for key in ("empty", "safe")
+)
+_ALL, _NONE = bb.const(bb.MASK64), bb.const(0)
+
+
+def _ray(origin: bb.Bits, empty: bb.Bits, step) -> bb.Bits:
+    """The squares a slider on ``origin`` reaches by repeating ``step``: every empty square
+    on the way and the first occupied one."""
+    out, front = _NONE, origin
+    for _ in range(7):
+        front = step(front)
+        out = bb.or_(out, front)
+        front = bb.and_(front, empty)
+    return out
+
+
+def _analyze(
+    board: jax.Array, us: jax.Array, castling: jax.Array, ep: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Legal moves of the side ``us`` to move, as bitboards (the classic legal generator:
+    attack map, checkers, pins, then every piece's moves masked by them).
+
+    * ``danger``: the squares the other side attacks, its sliders seeing through our king
+      (so the king cannot step back along a checking line);
+    * checkers: with one, other pieces must capture it or block its line (``target``); with
+      two, only the king moves;
+    * pins: a piece of ours first from our king along a line, with an enemy slider of that
+      line behind it, moves only along that line;
+    * en passant is tested exactly (both pawns leave their squares, the king's lines are
+      traced again), since it can uncover the king along a rank.
+
+    Args:
+        board: int8[64].
+        us: int32, the side to move.
+        castling: int32 rights bits.
+        ep: int32, the square a pawn just skipped (-1: none).
+
+    Returns:
+        (moves uint32[NUM_PLANES, 2] (see :data:`NUM_PLANES`), in_check bool, an
+        en-passant capture is legal bool).
+    """
+    us = jnp.asarray(us, jnp.int32)
+    white = us == WHITE
+    occupied = bb.pack(board != EMPTY)
+    black = bb.pack((board & BLACK_BIT) != 0)
+    bit0, bit1, bit2 = (bb.pack((board & (1 << i)) != 0) for i in range(3))
+    not0, not1, not2 = bb.not_(bit0), bb.not_(bit1), bb.not_(bit2)
+    white_pieces = bb.and_(occupied, bb.not_(black))
+    mine = bb.choose(white, white_pieces, black)
+    theirs = bb.choose(white, black, white_pieces)
+    kind = {  # piece type from its 3 bits (pawn 001, knight 010, ..., king 110)
+        PAWN: bb.and_(bb.and_(bit0, not1), not2),
+        KNIGHT: bb.and_(bb.and_(not0, bit1), not2),
+        BISHOP: bb.and_(bb.and_(bit0, bit1), not2),
+        ROOK: bb.and_(bb.and_(not0, not1), bit2),
+        QUEEN: bb.and_(bb.and_(bit0, not1), bit2),
+        KING: bb.and_(bb.and_(not0, bit1), bit2),
+    }
+    ours = {p: bb.and_(b, mine) for p, b in kind.items()}
+    their = {p: bb.and_(b, theirs) for p, b in kind.items()}
+    their_rook_like = bb.or_(their[ROOK], their[QUEEN])
+    their_bishop_like = bb.or_(their[BISHOP], their[QUEEN])
+    empty = bb.not_(occupied)
+    king = ours[KING]
+
+    # En passant: the captured pawn, and each possible capturer (west, east of it).
+    has_ep = ep >= 0
+    target_ep = bb.keep_if(has_ep, bb.square(jnp.where(has_ep, ep, 0)))
+    victim = bb.choose(white, bb.step(target_ep, 0, -1), bb.step(target_ep, 0, 1))
+    capturers = [
+        bb.and_(bb.choose(white, bb.step(target_ep, df, -1), bb.step(target_ep, df, 1)),
+                ours[PAWN])
+        for df in (-1, 1)
+    ]  # fmt: skip
+    empty_after_ep = [
+        bb.not_(bb.or_(bb.and_(occupied, bb.not_(bb.or_(c, victim))), target_ep)) for c in capturers
+    ]
+
+    # One loop over the 4 axes: its outputs are materialised once (see jaxgames.bitboard),
+    # rather than recomputed inside each of the 72 plane computations below.
+    def axis(i, carry):
+        danger, evasion, checks, pinned, axis_pinned, ep_exposed = carry
+        sliders = bb.choose(i < 2, their_rook_like, their_bishop_like)
+        pinned_here = _NONE
+        for left in (True, False):
+            wrap = (jnp.asarray(_AXIS_MASK[left])[i, 0], jnp.asarray(_AXIS_MASK[left])[i, 1])
+
+            def step(b, left=left, wrap=wrap):
+                return bb.and_(bb.shift_by(b, jnp.asarray(_AXIS_SHIFT)[i], left), wrap)
+
+            danger = bb.or_(danger, _ray(sliders, bb.or_(empty, king), step))
+            danger = bb.or_(danger, step(their[KING]))
+            kwrap = (jnp.asarray(_KNIGHT_WRAP[left])[i, 0], jnp.asarray(_KNIGHT_WRAP[left])[i, 1])
+            knight_step = bb.shift_by(their[KNIGHT], jnp.asarray(_KNIGHT_SHIFT)[i], left)
+            danger = bb.or_(danger, bb.and_(knight_step, kwrap))
+            line = _ray(king, empty, step)
+            check = bb.any_(bb.and_(line, sliders))
+            checks = checks + check.astype(jnp.int32)
+            evasion = bb.or_(evasion, bb.keep_if(check, line))
+            blocker = bb.and_(line, mine)
+            behind = _ray(blocker, empty, step)
+            pin = bb.keep_if(bb.any_(bb.and_(behind, sliders)), blocker)
+            pinned = bb.or_(pinned, pin)
+            pinned_here = bb.or_(pinned_here, pin)
+            ep_exposed = tuple(
+                bb.or_(x, bb.and_(_ray(king, e, step), sliders))
+                for x, e in zip(ep_exposed, empty_after_ep, strict=True)
+            )
+        axis_pinned = (axis_pinned[0].at[i].set(pinned_here[0]),
+                       axis_pinned[1].at[i].set(pinned_here[1]))  # fmt: skip
+        return danger, evasion, checks, pinned, axis_pinned, ep_exposed
+
+    zero = jnp.zeros((), jnp.uint32)
+    zeros4 = jnp.zeros((4,), jnp.uint32)
+    danger, evasion, checks, pinned, axis_pinned, ep_exposed = jax.lax.fori_loop(
+        0, 4, axis,
+        ((zero, zero), (zero, zero), jnp.int32(0), (zero, zero), (zeros4, zeros4),
+         ((zero, zero), (zero, zero))),
+    )  # fmt: skip
+    pawn_attacks = bb.choose(
+        white,
+        bb.or_(bb.step(their[PAWN], -1, -1), bb.step(their[PAWN], 1, -1)),
+        bb.or_(bb.step(their[PAWN], -1, 1), bb.step(their[PAWN], 1, 1)),
+    )
+    danger = bb.or_(danger, pawn_attacks)
+    knight_checkers = _NONE
+    for df, dr in _KNIGHT_DELTAS:
+        knight_checkers = bb.or_(knight_checkers, bb.step(king, df, dr))
+    knight_checkers = bb.and_(knight_checkers, their[KNIGHT])
+    pawn_checkers = bb.and_(
+        bb.choose(
+            white,
+            bb.or_(bb.step(king, -1, 1), bb.step(king, 1, 1)),
+            bb.or_(bb.step(king, -1, -1), bb.step(king, 1, -1)),
+        ),
+        their[PAWN],
+    )
+    checks = checks + bb.count(knight_checkers) + bb.count(pawn_checkers)
+    in_check = checks > 0
+    evasion = bb.or_(evasion, bb.or_(knight_checkers, pawn_checkers))
+    target = bb.choose(checks == 0, _ALL, bb.keep_if(checks == 1, evasion))
+    target = bb.and_(target, bb.not_(mine))  # where a piece other than the king may go
+    king_target = bb.and_(bb.not_(mine), bb.not_(danger))
+
+    planes: list[bb.Bits] = [_NONE] * NUM_PLANES
+    only_white, only_black = bb.keep_if(white, _ALL), bb.keep_if(~white, _ALL)
+    for d, (df, dr) in enumerate(_DIRS):
+        i = _AXIS_OF[d]
+        free = bb.not_(bb.and_(pinned, bb.not_((axis_pinned[0][i], axis_pinned[1][i]))))
+        front = bb.and_(bb.or_(ours[ROOK if d < 4 else BISHOP], ours[QUEEN]), free)
+        for k in range(1, 8):
+            front = bb.step(front, df, dr)
+            planes[7 * d + k - 1] = bb.and_(front, target)
+            front = bb.and_(front, empty)
+        king_step = bb.and_(bb.step(king, df, dr), king_target)
+        planes[7 * d] = bb.or_(planes[7 * d], king_step)
+        # Pawns: pushes north (white) or south (black), captures on the forward diagonals.
+        if d in (2, 3):
+            continue
+        forward = only_white if d in (0, 4, 5) else only_black
+        pawns = bb.and_(bb.and_(ours[PAWN], free), forward)
+        if d in (0, 1):
+            one = bb.and_(bb.step(pawns, df, dr), empty)
+            two = bb.and_(bb.step(bb.and_(one, _RANK[2 if d == 0 else 5]), df, dr), empty)
+            planes[7 * d + 1] = bb.or_(planes[7 * d + 1], bb.and_(two, target))
+            pawn_moves = bb.and_(one, target)
+        else:
+            pawn_moves = bb.and_(bb.and_(bb.step(pawns, df, dr), theirs), target)
+        planes[7 * d] = bb.or_(planes[7 * d], pawn_moves)
+        planes[64 + d] = bb.and_(pawn_moves, bb.or_(_RANK[0], _RANK[7]))
+    knights = bb.and_(ours[KNIGHT], bb.not_(pinned))  # a pinned knight never moves
+    for n, (df, dr) in enumerate(_KNIGHT_DELTAS):
+        planes[56 + n] = bb.and_(bb.step(knights, df, dr), target)
+
+    # Castling: the king's two-square move east (king side) or west (queen side).
+    home_rank = jnp.where(white, 0, 56)
+    king_home = bb.any_(bb.and_(king, bb.square(home_rank + 4)))
+    for side, (d, rook_file) in enumerate(((2, 7), (3, 0))):
+        bits = jnp.asarray(_CASTLE["bit"])[us, side]
+        rook_home = bb.any_(bb.and_(ours[ROOK], bb.square(home_rank + rook_file)))
+        path = (jnp.asarray(_CASTLE_PATH)[us, side, 0], jnp.asarray(_CASTLE_PATH)[us, side, 1])
+        crossed = (jnp.asarray(_CASTLE_SAFE)[us, side, 0], jnp.asarray(_CASTLE_SAFE)[us, side, 1])
+        ok = (
+            ((castling & bits) != 0)
+            & ~in_check
+            & king_home
+            & rook_home
+            & ~bb.any_(bb.and_(path, occupied))
+            & ~bb.any_(bb.and_(crossed, danger))
+        )
+        two = bb.step(bb.step(king, 1 if d == 2 else -1, 0), 1 if d == 2 else -1, 0)
+        planes[7 * d + 1] = bb.or_(planes[7 * d + 1], bb.keep_if(ok, two))
+
+    # En passant: legal when, with both pawns gone and ours on the target, no slider,
+    # knight or other pawn attacks the king.
+    ep_legal = jnp.bool_(False)
+    for c, (white_dir, black_dir) in enumerate(((4, 6), (5, 7))):  # capturer west, east
+        exposed = (
+            bb.any_(ep_exposed[c])
+            | bb.any_(knight_checkers)
+            | bb.any_(bb.and_(pawn_checkers, bb.not_(victim)))
+        )
+        ok = bb.any_(capturers[c]) & bb.any_(bb.and_(victim, their[PAWN])) & ~exposed
+        ep_legal = ep_legal | ok
+        capture = bb.keep_if(ok, target_ep)
+        for d, side in ((white_dir, only_white), (black_dir, only_black)):
+            planes[7 * d] = bb.or_(planes[7 * d], bb.and_(capture, side))
+    moves = jnp.stack([jnp.stack(p) for p in planes])  # [72, 2]
+    return moves.astype(jnp.uint32), in_check, ep_legal
+
+
+def _legal_of(moves: jax.Array) -> jax.Array:
+    """bool[A]: the legal mask of move planes ``uint32[NUM_PLANES, 2]``."""
+    words = moves.reshape(-1)[jnp.asarray(_ACTION_WORD)]  # [A]
+    return ((words >> jnp.asarray(_ACTION_BIT)) & 1) != 0
+
+
+def _select_bit(word: jax.Array, rank: jax.Array) -> jax.Array:
+    """The index of the ``rank``-th (from 0) set bit of ``word`` (uint32): a binary search
+    on the population counts of its lower halves."""
+    pos = jnp.zeros_like(rank)
+    for width in (16, 8, 4, 2, 1):
+        low = jax.lax.population_count((word >> pos.astype(jnp.uint32)) & ((1 << width) - 1))
+        go = rank >= low.astype(rank.dtype)
+        pos = pos + jnp.where(go, width, 0)
+        rank = rank - jnp.where(go, low.astype(rank.dtype), 0)
+    return pos
+
+
 def _code(piece: int, color: jax.Array) -> jax.Array:
     """int8 code of a piece type of a (traced) colour."""
     return (piece + BLACK_BIT * color).astype(jnp.int8)
@@ -369,197 +617,6 @@ def _code(piece: int, color: jax.Array) -> jax.Array:
 def _of_color(code: jax.Array, color: jax.Array) -> jax.Array:
     """bool: ``code`` is a real piece (not empty, not the wall) of ``color``."""
     return (code != EMPTY) & (code != WALL) & ((code >> 3) == color)
-
-
-def _sliders(code: jax.Array, them: jax.Array) -> jax.Array:
-    """bool[..., 8]: ``code[..., d]`` is an enemy piece that attacks along direction d."""
-    queen = code == _code(QUEEN, them)
-    rook_like = (code == _code(ROOK, them)) | queen
-    bishop_like = (code == _code(BISHOP, them)) | queen
-    return jnp.where(jnp.asarray(_ORTH_DIR), rook_like, bishop_like)
-
-
-def _first_on_rays(padded: jax.Array, rays: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """The first occupied cell along rays ``int32[..., 8]`` of a padded board ``int8[65]``:
-    (its index along the ray ``int32[...]``, its code ``int8[...]``)."""
-    cells = padded[rays]  # [..., 8]
-    first = jnp.argmax(cells != EMPTY, axis=-1)  # the wall ends every ray
-    code = jnp.take_along_axis(cells, first[..., None], axis=-1)[..., 0]
-    return first, code
-
-
-def _scan_rays(board: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """For every square and direction, the first occupied cell along the ray: (its index
-    along the ray ``int32[64, 8]``, its code ``int8[64, 8]``; past the edge: the wall).
-
-    Written as 8 steps of shifted views of the board padded with walls (one static slice per
-    direction and distance) rather than a gather of every ray: on CPU the slices fuse into a
-    few vector loops, while a ``[64, 8, 8]`` gather runs element by element (measured: the
-    gather alone cost more than the rest of move generation).
-    """
-    grid = jnp.pad(board.reshape(8, 8), 8, constant_values=WALL)  # [24, 24], rank-major
-    first = jnp.zeros((8, 8, 8), jnp.int32)  # [direction, rank, file]
-    code = jnp.zeros((8, 8, 8), jnp.int8)
-    found = jnp.zeros((8, 8, 8), jnp.bool_)
-    for k in range(1, 9):
-        cells = jnp.stack(
-            [grid[8 + dr * k : 16 + dr * k, 8 + df * k : 16 + df * k] for df, dr in _DIRS]
-        )  # [8, 8, 8]: the cell k steps away in each direction
-        new = ~found & (cells != EMPTY)
-        code = jnp.where(new, cells, code)
-        first = jnp.where(new, k - 1, first)
-        found = found | new
-    return first.reshape(8, 64).T, code.reshape(8, 64).T
-
-
-def _attacked_square(padded: jax.Array, square: jax.Array, them: jax.Array) -> jax.Array:
-    """bool: ``square`` is attacked by a piece of colour ``them`` on the padded board."""
-    _, code = _first_on_rays(padded, jnp.asarray(_RAY)[square])  # [8]
-    return (
-        jnp.any(_sliders(code, them))
-        | jnp.any(padded[jnp.asarray(_KNIGHT_SQ)[square]] == _code(KNIGHT, them))
-        | jnp.any(padded[jnp.asarray(_KING_SQ)[square]] == _code(KING, them))
-        | jnp.any(padded[jnp.asarray(_PAWN_FROM)[them, square]] == _code(PAWN, them))
-    )
-
-
-def _analyze(
-    board: jax.Array, us: jax.Array, castling: jax.Array, ep: jax.Array
-) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Legal moves of the side ``us`` to move.
-
-    Args:
-        board: int8[64].
-        us: int32, the side to move.
-        castling: int32 rights bits.
-        ep: int32, the square a pawn just skipped (-1: none); an en-passant capture onto it
-            is tried.
-
-    Returns:
-        (legal bool[A], in_check bool, an en-passant capture is legal bool).
-    """
-    us = us.astype(jnp.int32)
-    them = 1 - us
-    act = ACTIONS
-    padded = jnp.concatenate([board, jnp.full((1,), WALL, jnp.int8)])  # [65]
-    ray = jnp.asarray(_RAY)
-    first, code = _scan_rays(board)  # [64, 8] each
-    slider = _sliders(code, them)  # [64, 8]: an enemy slider sees this square along d
-    # Knights, kings and pawns attack by fixed offsets: shifted views of the padded board.
-    grid = jnp.pad(board.reshape(8, 8), 2)  # [12, 12]
-
-    def hits(offsets, piece):  # [64]: a `piece` of theirs stands at one of the offsets
-        cells = jnp.stack([grid[2 + dr : 10 + dr, 2 + df : 10 + df] for df, dr in offsets])
-        return jnp.any(cells == _code(piece, them), axis=0).reshape(64)
-
-    pawn_hits = jnp.where(
-        them == WHITE, hits(((-1, -1), (1, -1)), PAWN), hits(((-1, 1), (1, 1)), PAWN)
-    )
-    attacked = (
-        jnp.any(slider, axis=-1) | hits(_KNIGHT_DELTAS, KNIGHT) | hits(_DIRS, KING) | pawn_hits
-    )  # [64]: the king's own square blocks here; the x-ray squares are added below
-
-    # Checks: sliders seen from the king, knights and pawns that attack it.
-    king = jnp.argmax(board == _code(KING, us)).astype(jnp.int32)
-    k_first, k_code = first[king], code[king]  # [8]
-    slider_check = slider[king]  # [8]
-    dirs = jnp.arange(8)
-    knight_check = (board == _code(KNIGHT, them)) & jnp.asarray(_KNIGHT_MASK)[king]  # [64]
-    pawn_check = (board == _code(PAWN, them)) & jnp.asarray(_PAWN_MASK)[them, king]  # [64]
-    checks = slider_check.sum() + knight_check.sum() + pawn_check.sum()
-    in_check = checks > 0
-    # With one checker, other pieces must capture it or block its ray; with two, only the
-    # king may move.
-    block = jnp.any(slider_check[:, None] & jnp.asarray(_SEG)[king, dirs, k_first], axis=0)
-    evasion = block | knight_check | pawn_check  # [64]
-    target_ok = jnp.where(checks == 0, True, (checks == 1) & evasion)  # [64]
-    # The king may not step back along a checking slider's ray (its own square hid it).
-    behind = jnp.where(slider_check, ray[king, jnp.asarray(_OPPOSITE), 0], _OFF)
-    xray = jnp.zeros((65,), jnp.bool_).at[behind].set(True)[:64]
-
-    # Pins: our piece first from the king, an enemy slider of that line right behind it.
-    k_cells = padded[ray[king]]  # [8, 8]
-    beyond = (k_cells != EMPTY) & (jnp.arange(8)[None, :] > k_first[:, None])
-    second = jnp.argmax(beyond, axis=-1)  # [8]
-    second_code = jnp.take_along_axis(k_cells, second[:, None], axis=-1)[:, 0]
-    pinned = _of_color(k_code, us) & _sliders(second_code, them)  # [8]
-    pinned_at = jnp.where(pinned, ray[king, dirs, k_first], _OFF)
-    pinned_sq = jnp.zeros((65,), jnp.bool_).at[pinned_at].set(True)[:64]
-    line = jnp.asarray(_DIR_TO)[king]  # [64]: direction of each square from the king
-
-    # Every action at once. Square facts are packed into one int32 per square so that each
-    # action needs two gathers (its from and to squares) instead of one per fact.
-    to_facts = (
-        _of_color(board, us).astype(jnp.int32)
-        | (_of_color(board, them).astype(jnp.int32) << 1)
-        | (target_ok.astype(jnp.int32) << 2)
-        | ((attacked | xray).astype(jnp.int32) << 3)
-        | (line.astype(jnp.int32) << 4)
-    )  # [64]
-    from_facts = (
-        _of_color(board, us).astype(jnp.int32)
-        | ((board & 7).astype(jnp.int32) << 1)
-        | (pinned_sq.astype(jnp.int32) << 4)
-        | (line.astype(jnp.int32) << 5)
-    )  # [64]
-    frm, to = act.frm, act.to
-    at_from, at_to = from_facts[frm], to_facts[to]  # [A] each
-    own = (at_from & 1) == 1
-    kind = (at_from >> 1) & 7
-    target_own = (at_to & 1) == 1
-    target_enemy = (at_to & 2) == 2
-    first_ext = jnp.concatenate([first, jnp.full((64, 1), 7, first.dtype)], axis=1)  # [64, 9]
-    room = first_ext.reshape(-1)[frm * 9 + act.direction]  # empty squares before a blocker
-    clear = room >= act.dist - 1
-    moves_like = (
-        ((kind == KNIGHT) & act.knight)
-        | ((kind == BISHOP) & act.diag)
-        | ((kind == ROOK) & act.orth)
-        | ((kind == QUEEN) & (act.orth | act.diag))
-    )
-    white = us == WHITE
-    push = jnp.where(white, act.push[WHITE], act.push[BLACK])
-    pawn_capture = jnp.where(white, act.pawn_capture[WHITE], act.pawn_capture[BLACK])
-    pawn_move = (kind == PAWN) & ((push & (room >= act.dist)) | (pawn_capture & target_enemy))
-    pin_ok = ((at_from & 16) == 0) | ((at_to >> 4) == (at_from >> 5))
-    others = ((moves_like & clear & ~target_own) | pawn_move) & ((at_to & 4) == 4) & pin_ok
-    king_moves = (kind == KING) & act.king & ~target_own & ((at_to & 8) == 0)
-    legal = own & (others | king_moves)  # [A]
-
-    # Castling.
-    rights = (castling & jnp.asarray(_CASTLE["bit"])[us]) != 0  # [2]
-    occupied = board != EMPTY
-    path_empty = ~jnp.any(jnp.asarray(_CASTLE["empty"])[us] & occupied[None], axis=-1)
-    path_safe = ~jnp.any(jnp.asarray(_CASTLE["safe"])[us] & attacked[None], axis=-1)
-    pieces_home = (board[jnp.asarray(_CASTLE["king_sq"])[us]] == _code(KING, us)) & (
-        board[jnp.asarray(_CASTLE["rook_sq"])[us]] == _code(ROOK, us)
-    )
-    castle_ok = rights & path_empty & path_safe & pieces_home & ~in_check  # [2]
-    castle_act = jnp.asarray(_CASTLE["action"])[us]
-    legal = legal.at[castle_act].set(legal[castle_act] | castle_ok)
-
-    # En passant, tested exactly: play each of the (at most two) captures, test the king.
-    has_ep = ep >= 0
-    e = jnp.where(has_ep, ep, 0)
-    victim = e - 8 + 16 * us  # the pawn that just moved two squares
-    file = e % 8
-    capturers = jnp.stack([victim - 1, victim + 1])  # [2]
-    possible = (
-        has_ep
-        & jnp.stack([file > 0, file < 7])
-        & (board[jnp.clip(capturers, 0, 63)] == _code(PAWN, us))
-        & (board[jnp.clip(victim, 0, 63)] == _code(PAWN, them))
-        & (board[e] == EMPTY)
-    )
-
-    def exposed(frm_sq):
-        after = padded.at[frm_sq].set(EMPTY).at[victim].set(EMPTY).at[e].set(_code(PAWN, us))
-        return _attacked_square(after, king, them)
-
-    ep_ok = possible & ~jax.vmap(exposed)(jnp.clip(capturers, 0, 63))  # [2]
-    ep_act = jnp.asarray(act.plain)[jnp.clip(capturers, 0, 63), e]
-    legal = legal.at[jnp.where(ep_ok, ep_act, NUM_ACTIONS)].set(True, mode="drop")
-    return legal, in_check, jnp.any(ep_ok)
 
 
 def _insufficient_material(board: jax.Array) -> jax.Array:
@@ -603,7 +660,8 @@ class ChessState(NamedTuple):
     fullmove: jax.Array  # int32[]: move number (starts at 1, grows after black moves)
     hash: jax.Array  # uint32[2]: Zobrist key of the position (pieces, side, rights, ep)
     history: jax.Array  # uint32[HISTORY, 2]: keys of the previous positions, newest first
-    legal: jax.Array  # bool[A]: the legal moves (all False when the game is over)
+    moves: jax.Array  # uint32[NUM_PLANES, 2]: the legal moves as destination bitboards
+    # (see NUM_PLANES); all empty when the game is over
     in_check: jax.Array  # bool[]: the side to move is in check
     status: jax.Array  # int8[]: ONGOING, CHECKMATE, STALEMATE, INSUFFICIENT, THREEFOLD, FIFTY
 
@@ -628,7 +686,7 @@ def _finish(
     turn = jnp.asarray(turn, jnp.int32)
     castling = jnp.asarray(castling, jnp.int32)
     ep = jnp.asarray(ep, jnp.int32)
-    legal, in_check, ep_legal = _analyze(board, turn, castling, ep)
+    moves, in_check, ep_legal = _analyze(board, turn, castling, ep)
     ep = jnp.where(ep_legal, ep, -1)
     key = key ^ jnp.asarray(_Z_EP)[jnp.where(ep >= 0, ep % 8, 8)]
     # Repetition: the same key among the positions since the last capture or pawn move with
@@ -636,7 +694,7 @@ def _finish(
     age = jnp.asarray(_AGE)
     window = (age <= halfmove) & (age % 2 == 0)
     repeats = jnp.sum(jnp.all(history == key[None, :], axis=-1) & window)
-    any_legal = jnp.any(legal)
+    any_legal = jnp.any(moves != 0)
     status = jnp.select(
         [
             ~any_legal & in_check,
@@ -657,13 +715,14 @@ def _finish(
         fullmove=jnp.asarray(fullmove, jnp.int32),
         hash=key,
         history=history,
-        legal=legal & (status == ONGOING),
+        moves=jnp.where(status == ONGOING, moves, jnp.uint32(0)),
         in_check=in_check,
         status=status,
     )
 
 
 _finish_jit = jax.jit(_finish)
+_in_check_jit = jax.jit(lambda board, side: _analyze(board, side, 0, -1)[1])
 
 
 def _key_of(board: np.ndarray, turn: int, castling: int, ep: int) -> np.ndarray:
@@ -714,8 +773,9 @@ class Chess(Game):
         return state.turn.astype(jnp.int32)
 
     def legal_mask(self, state: ChessState) -> jax.Array:
-        """bool[A]: the legal moves (kept in the state); all False when the game is over."""
-        return state.legal
+        """bool[A]: the legal moves (read off the move planes kept in the state); all False
+        when the game is over."""
+        return _legal_of(state.moves)
 
     def terminal(self, state: ChessState) -> jax.Array:
         """bool: checkmate, stalemate, insufficient material, threefold or 50 moves."""
@@ -793,6 +853,37 @@ class Chess(Game):
             history,
         )
 
+    has_sampler = True  # random playouts draw from the move planes, not the 1,924-wide mask
+
+    def sample_actions(self, states: ChessState, uniform: jax.Array) -> jax.Array:
+        """One legal move per state, uniformly: the ``k``-th, ``k = floor(u * n)``, of the
+        ``n`` legal moves counted off the move planes' population counts (an under-promotion
+        plane's bit counts three moves). BATCHED: ``states [B]``, ``uniform float32[B]``.
+
+        Returns:
+            int32[B] (0 for a finished game).
+        """
+        batch = uniform.shape[0]
+        words = states.moves.reshape(batch, -1)  # [B, 144]
+        per_word = jax.lax.population_count(words).astype(jnp.int32) * _WORD_WEIGHT  # [B, 144]
+        groups = per_word.reshape(batch, 12, 12)  # [B, 12, 12]
+        per_group = groups.sum(axis=-1)  # [B, 12]
+        total = per_group.sum(axis=-1)  # [B]
+        k = jnp.minimum((uniform * total).astype(jnp.int32), jnp.maximum(total - 1, 0))
+        through = jnp.cumsum(per_group, axis=-1)  # [B, 12]
+        group = jnp.minimum(jnp.sum(through <= k[:, None], axis=-1), 11)  # [B]
+        k = k - jnp.take_along_axis(through - per_group, group[:, None], axis=-1)[:, 0]
+        row = jnp.take_along_axis(groups, group[:, None, None], axis=1)[:, 0]  # [B, 12]
+        through = jnp.cumsum(row, axis=-1)  # [B, 12]
+        inside = jnp.minimum(jnp.sum(through <= k[:, None], axis=-1), 11)  # [B]
+        k = k - jnp.take_along_axis(through - row, inside[:, None], axis=-1)[:, 0]
+        word_index = group * 12 + inside  # [B]
+        word = jnp.take_along_axis(words, word_index[:, None], axis=-1)[:, 0]  # [B]
+        weight = jnp.asarray(_WORD_WEIGHT)[word_index]
+        bit = _select_bit(word, k // weight)
+        action = jnp.asarray(_ACTION_OF_BIT)[word_index, bit, k % weight]
+        return jnp.maximum(action, 0)
+
     has_null_move = True
 
     def null_step(self, state: ChessState) -> ChessState:
@@ -861,12 +952,12 @@ class Chess(Game):
         attacker = jnp.asarray(_ATTACKER)[state.board[ACTIONS.frm] & 7]
         score = jnp.where(capture, 16.0 * victim - attacker, 0.0)
         score = score + jnp.where(promo > 0, 16.0 * (jnp.asarray(_VALUE)[promo] - 1.0), 0.0)
-        return jnp.where(state.legal, score, 0.0)
+        return jnp.where(self.legal_mask(state), score, 0.0)
 
     def noisy_mask(self, state: ChessState) -> jax.Array:
         """bool[A]: legal captures (en passant included) and promotions."""
         _, capture, promo = self._captures(state)
-        return state.legal & (capture | (promo > 0))
+        return self.legal_mask(state) & (capture | (promo > 0))
 
     def hash(self, state: ChessState) -> jax.Array:
         """uint32[2]: the Zobrist key (pieces on squares, black to move, castling rights,
@@ -951,9 +1042,7 @@ class Chess(Game):
                 raise GameError(f"chess: FEN has not exactly one {('white', 'black')[color]} king")
         if np.any((board[:8] & 7) == PAWN) or np.any((board[56:] & 7) == PAWN):
             raise GameError("chess: FEN has a pawn on the first or last rank")
-        padded = jnp.asarray(np.concatenate([board, [WALL]]).astype(np.int8))
-        their_king = int(np.flatnonzero(board == KING + BLACK_BIT * (1 - turn))[0])
-        if bool(_attacked_square(padded, jnp.int32(their_king), jnp.int32(turn))):
+        if bool(_in_check_jit(jnp.asarray(board), jnp.int32(1 - turn))):
             raise GameError("chess: FEN puts the side not to move in check")
         key = _key_of(board, turn, castling, -1)
         return _finish_jit(
@@ -1000,7 +1089,7 @@ class Chess(Game):
 
     def legal_actions(self, state: ChessState) -> list[int]:
         """The legal actions of a concrete state, ascending."""
-        return [int(a) for a in np.flatnonzero(np.asarray(state.legal))]
+        return [int(a) for a in np.flatnonzero(np.asarray(self.legal_mask(state)))]
 
     def action_to_string(self, state: ChessState, action: int) -> str:
         """UCI notation: ``e2e4``, ``e7e8q`` (a pawn's plain action onto the last rank is
