@@ -150,6 +150,12 @@ class Game:
         """
         return jnp.zeros((self.num_actions,), jnp.bool_)
 
+    def any_noisy(self, state: State) -> jax.Array:
+        """bool: the position has a legal noisy move (quiescence search goes on past the
+        horizon only there). The default reads the two masks; a game may answer without
+        building them."""
+        return jnp.any(self.noisy_mask(state) & self.legal_mask(state))
+
     has_null_move: bool = False
     """True when :meth:`null_step` and :meth:`null_ok` are implemented (null-move pruning)."""
 

@@ -22,6 +22,7 @@ from jaxgames.search.levels import expand_levels
 from jaxgames.search.perft import perft
 
 GAME = jaxgames.make("chess")
+ANY_NOISY = jax.jit(GAME.any_noisy)
 with open(REFERENCE / "chess_perft.csv", encoding="utf-8") as _f:
     PERFT = list(csv.DictReader(_f))
 FENS = {row["position"]: row["fen"] for row in PERFT}
@@ -142,6 +143,8 @@ def oracle_run(lanes: int = 32, plies: int = 240, seed: int = 7):
             }
             if set(np.flatnonzero(np.asarray(GAME.noisy_mask(state)))) != noisy:
                 errors.append(f"{where}: noisy moves differ")
+            if bool(ANY_NOISY(state)) != bool(noisy):
+                errors.append(f"{where}: any_noisy {bool(ANY_NOISY(state))}, noisy {noisy}")
             move = pick(board, rng)
             action = GAME.uci_to_action(move.uci())
             if GAME.action_to_string(state, action) != move.uci():

@@ -116,8 +116,8 @@ _KNIGHT_DIR = 8  # the "direction" of a knight move in the action tables
 # Castling rights bits: white king side, white queen side, black king side, black queen side.
 _CASTLE_BITS = ((1, 2), (4, 8))
 _UNDER = (KNIGHT, BISHOP, ROOK)
-_VALUE = np.array([0, 1, 3, 3, 5, 9, 0, 0], np.float32)  # by piece type (king: 0)
-_ATTACKER = np.array([0, 1, 3, 3, 5, 9, 10, 0], np.float32)  # MVV-LVA: king attacks last
+_VALUE_INT = np.array([0, 1, 3, 3, 5, 9, 0, 0], np.int32)  # MVV-LVA victims
+_ATTACKER_INT = np.array([0, 1, 3, 3, 5, 9, 10, 0], np.int32)  # MVV-LVA: king attacks last
 
 
 def _sq(file: int, rank: int) -> int:
@@ -296,6 +296,10 @@ def _piece_square_table() -> np.ndarray:
 ACTIONS = _action_tables()
 NUM_ACTIONS = int(ACTIONS.frm.shape[0])
 _CASTLE = _castling_tables()
+# A pawn's move onto the first or last rank promotes; the piece (under-promotion or queen)
+# adds 16 * (value - 1) to its MVV-LVA score.
+_LAST_RANK = (ACTIONS.to // 8 == 7) | (ACTIONS.to // 8 == 0)
+_PROMOTION_BONUS = 16 * (_VALUE_INT[np.where(ACTIONS.under > 0, ACTIONS.under, QUEEN)] - 1)
 _PST = _piece_square_table()
 _DARK = np.array([(s % 8 + s // 8) % 2 == 0 for s in range(64)])  # a1 is dark
 _AGE = np.arange(1, HISTORY + 1, dtype=np.int32)  # history[i] is i + 1 plies old
@@ -931,33 +935,47 @@ class Chess(Game):
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
 
     def _captures(self, state: ChessState) -> tuple[jax.Array, jax.Array, jax.Array]:
-        """(victim value float32[A], capture bool[A], promotion type int32[A] or 0)."""
-        frm, to = ACTIONS.frm, ACTIONS.to
-        piece = state.board[frm]
-        target = state.board[to]
-        is_pawn = (piece & 7) == PAWN
-        en_passant = is_pawn & (to == state.ep.astype(jnp.int32)) & (state.ep >= 0)
-        capture = (target != EMPTY) | en_passant
-        victim = jnp.where(en_passant, 1.0, jnp.asarray(_VALUE)[target & 7])
-        last = (to // 8 == 7) | (to // 8 == 0)
-        promo = jnp.where(is_pawn & last, jnp.where(ACTIONS.under > 0, ACTIONS.under, QUEEN), 0)
-        return victim, capture, promo
+        """(capture bool[A], victim value int32[A], attacker value int32[A]) and whether the
+        move promotes, from two gathers: facts of every square packed into one int32 per
+        square, read at each action's two squares."""
+        board = state.board.astype(jnp.int32)
+        kind = board & 7
+        ep = state.ep.astype(jnp.int32)
+        at_from = jnp.asarray(_ATTACKER_INT)[kind] | ((kind == PAWN).astype(jnp.int32) << 4)
+        at_to = jnp.asarray(_VALUE_INT)[kind] | ((board != EMPTY).astype(jnp.int32) << 4)
+        frm, to = at_from[jnp.asarray(ACTIONS.frm)], at_to[jnp.asarray(ACTIONS.to)]  # [A]
+        is_pawn = (frm >> 4) == 1
+        en_passant = is_pawn & (jnp.asarray(ACTIONS.to) == ep)  # ep is -1 when there is none
+        capture = ((to >> 4) == 1) | en_passant
+        victim = jnp.where(en_passant, 1, to & 15)
+        promotes = is_pawn & jnp.asarray(_LAST_RANK)
+        return capture, victim, frm & 15, promotes
 
     def move_order_scores(self, state: ChessState) -> jax.Array:
         """float32[A]: MVV-LVA, ``16 * victim - attacker`` for captures (victim and attacker
         valued 1, 3, 3, 5, 9 and the king 10, so every capture scores > 0 and the most
         valuable victim comes first, taken by the least valuable attacker), plus ``16 *
         (value - 1)`` of a promoted piece; 0 for quiet moves."""
-        victim, capture, promo = self._captures(state)
-        attacker = jnp.asarray(_ATTACKER)[state.board[ACTIONS.frm] & 7]
-        score = jnp.where(capture, 16.0 * victim - attacker, 0.0)
-        score = score + jnp.where(promo > 0, 16.0 * (jnp.asarray(_VALUE)[promo] - 1.0), 0.0)
-        return jnp.where(self.legal_mask(state), score, 0.0)
+        capture, victim, attacker, promotes = self._captures(state)
+        score = jnp.where(capture, 16 * victim - attacker, 0)
+        score = score + jnp.where(promotes, jnp.asarray(_PROMOTION_BONUS), 0)
+        return jnp.where(self.legal_mask(state), score, 0).astype(jnp.float32)
 
     def noisy_mask(self, state: ChessState) -> jax.Array:
         """bool[A]: legal captures (en passant included) and promotions."""
-        _, capture, promo = self._captures(state)
-        return self.legal_mask(state) & (capture | (promo > 0))
+        capture, _, _, promotes = self._captures(state)
+        return self.legal_mask(state) & (capture | promotes)
+
+    def any_noisy(self, state: ChessState) -> jax.Array:
+        """bool: a legal capture or promotion exists, read off the move planes: a
+        destination on an enemy piece, any pawn move onto the last rank (the
+        under-promotion planes), or a legal en-passant capture."""
+        them = 1 - state.turn.astype(jnp.int32)
+        theirs = bb.pack((state.board != EMPTY) & ((state.board >> 3) == them))
+        words = state.moves  # [NUM_PLANES, 2]
+        captures = ((words[:64, 0] & theirs[0]) | (words[:64, 1] & theirs[1])) != 0
+        ongoing = jnp.any(words != 0)
+        return jnp.any(captures) | jnp.any(words[64:] != 0) | (ongoing & (state.ep >= 0))
 
     def hash(self, state: ChessState) -> jax.Array:
         """uint32[2]: the Zobrist key (pieces on squares, black to move, castling rights,

@@ -377,7 +377,7 @@ def _search_fns(game: Game, opt: Options):
         terminal = game.terminal(child)
         horizon = c_remaining <= 0
         if opt.quiescence:  # past the horizon only positions with noisy moves go on
-            noisy = jnp.any(game.noisy_mask(child) & game.legal_mask(child))
+            noisy = game.any_noisy(child)
             horizon = (c_remaining <= -opt.quiescence) | ((c_remaining <= 0) & ~noisy)
         parent_view = leaf_values(game, child)[jnp.clip(mover, 0, game.num_players - 1)]
         is_leaf = terminal | horizon
