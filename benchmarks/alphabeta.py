@@ -57,7 +57,7 @@ ROOT = os.path.dirname(HERE)
 PONS_FILE = "tests/reference/connect4_pons/Test_L3_R1"
 FINISHED = "1212121"  # x wins in column 1 on move 7: a terminal connect-four position
 WIDTH, HEIGHT = 7, 6
-SECTIONS = ("bulk", "peer", "solve", "single", "ordering", "trees")
+SECTIONS = ("bulk", "peer", "solve", "single", "ordering", "trees", "lanes")
 PEER_POSITIONS = {4: 500, 6: 200, 8: 100}  # OpenSpiel positions per depth (else 50)
 FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt")
 
@@ -461,6 +461,34 @@ def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
     return out
 
 
+def bench_lanes(game, roots, depth: int, widths: list[int]) -> list[dict[str, Any]]:
+    """Bulk alpha-beta of the same roots with different numbers of lanes side by side."""
+    print(f"\n== lanes: bulk alpha-beta, connect4, depth {depth}, N = {batch_size(roots)}")
+    finished = game.parse(FINISHED)
+    n = batch_size(roots)
+    rows = []
+    for lanes in widths:
+        first, seconds, res = search_twice(game, roots, depth, finished, lanes=lanes)
+        rows.append(
+            {
+                "lanes": lanes,
+                "depth": depth,
+                "positions": n,
+                "first_call_s": first,
+                "seconds": seconds,
+                "positions_per_s": n / seconds,
+                "nodes": res.stats["nodes"],
+                "nodes_per_s": res.stats["nodes"] / seconds,
+            }
+        )
+        print(
+            f"lanes {lanes:>6}: {n / seconds:8.1f} positions/s "
+            f"{res.stats['nodes'] / seconds:>10,.0f} nodes/s  nodes {res.stats['nodes']:,}",
+            flush=True,
+        )
+    return rows
+
+
 def bench_ordering(game, roots, depth: int) -> dict[str, Any]:
     n = batch_size(roots)
     print(f"\n== move-ordering features: total nodes, {n} positions, depth {depth}")
@@ -673,6 +701,9 @@ def main(argv: list[str] | None = None) -> int:
         result["single"] = bench_single(game, moves[:single_n], [4, 6])
     if "ordering" in args.sections:
         result["ordering"] = bench_ordering(game, take(roots, slice(0, ordering_n)), 6)
+    if "lanes" in args.sections:
+        widths = [64, 512] if quick else [128, 256, 512, 1024, 2048, 8192]
+        result["lanes"] = bench_lanes(game, roots, 4 if quick else 6, widths)
     if "trees" in args.sections:
         result["trees"] = bench_trees(tree_shapes, trees)
         result["trees_note"] = (
