@@ -410,6 +410,23 @@ def test_exact_scores_of_late_positions(late_positions):
             assert score == ((game.cells + 1 - len(moves)) // 2 if wins_now else 0), (moves, a)
 
 
+def test_shrinking_lanes_keep_every_published_score():
+    """A wide search whose busy lanes are compacted into narrower loops as the queue runs
+    dry (phases of 128, 32 and 8 lanes): 160 published late-game lines of very unequal
+    search sizes, so lanes are refilled, then moved twice mid-search; every root's score
+    must still be its own published one."""
+    game = jaxgames.make("connect4")
+    lines = PONS[:160]
+    roots = kernels.stack([game.parse(m) for m, _ in lines])
+    depth = game.cells - min(len(m) for m, _ in lines)
+    result = search.alphabeta_batch(game, roots, depth, lanes=128, shrink=4)
+    assert result.stats["lane_phases"] == [128, 32, 8]
+    nodes = result.nodes
+    assert nodes.max() > 20 * np.median(nodes)  # the unequal sizes that make lanes move
+    got = [game.score_from_value(result.value[i, len(m) % 2]) for i, (m, _) in enumerate(lines)]
+    assert got == [int(s) for _, s in lines]
+
+
 # ---------------------------------------------------------------------- the independent solver
 def play(cols: tuple, col: int, who: int) -> tuple:
     return cols[:col] + (cols[col] + (who,),) + cols[col + 1 :]
