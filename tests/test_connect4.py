@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import random
 
 import jax
@@ -114,6 +115,28 @@ class Ref:
         stones = sum(col.count(self.winner) for col in self.cols)
         u = (base - stones) / (base - self.k)
         return u if self.winner == "x" else -u
+
+    def heuristic(self) -> float:
+        """The documented threat heuristic, for x, on an unfinished board: every window of
+        k cells in a row, open lines weighted n * n (n < k), plus the centre-column stone
+        difference, squashed by tanh(raw / 16) / (2 * max_score)."""
+        raw = 0.0
+        for c in range(self.w):
+            for r in range(self.h):
+                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                    end_c, end_r = c + dc * (self.k - 1), r + dr * (self.k - 1)
+                    if not (0 <= end_c < self.w and 0 <= end_r < self.h):
+                        continue
+                    stones = [self.at(c + i * dc, r + i * dr) for i in range(self.k)]
+                    nx, no = stones.count("x"), stones.count("o")
+                    if no == 0 and nx < self.k:
+                        raw += nx * nx
+                    if nx == 0 and no < self.k:
+                        raw -= no * no
+        for c in {(self.w - 1) // 2, self.w // 2}:
+            raw += self.cols[c].count("x") - self.cols[c].count("o")
+        base = (self.w * self.h + 1) // 2 + 1
+        return math.tanh(raw / 16.0) / (2.0 * max(1, base - self.k))
 
     def grid(self) -> str:
         rows = []
@@ -500,7 +523,7 @@ def test_evaluate_bounds(w, h, k):
     nonzero = 0
     for _ in range(25):
         moves = random_game(rng, w, h, k)
-        state = game.init()
+        state, ref = game.init(), Ref(w, h, k)
         for i in range(len(moves) + 1):
             obs = observe(state)
             e = np.asarray(obs["evaluate"])
@@ -509,9 +532,11 @@ def test_evaluate_bounds(w, h, k):
                 np.testing.assert_array_equal(e, np.asarray(obs["utility"]))
             else:
                 assert abs(e[0]) <= bound / 2 + 1e-7 < bound
+                np.testing.assert_allclose(e[0], ref.heuristic(), rtol=1e-5, atol=1e-7)
                 nonzero += e[0] != 0
             if i < len(moves):
                 state = step(state, jnp.int32(moves[i]))
+                ref.play(moves[i])
     assert nonzero > 0
     # a lone x in the centre column is good for x
     assert float(game.evaluate(game.parse(str(w // 2 + 1)))[0]) > 0
