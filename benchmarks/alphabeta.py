@@ -254,6 +254,7 @@ def bench_bulk(game, moves, roots, depths, deep_positions) -> list[dict[str, Any
                 "cutoffs": st["cutoffs"],
                 "tt_hits": st["tt_hits"],
                 "lanes": st.get("lanes"),
+                "lane_phases": st.get("lane_phases"),
                 "nodes_per_root": [int(x) for x in res.nodes],
             }
         )
@@ -353,12 +354,31 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
         "nodes_per_position": res.stats["nodes"] / len(lines),
         "mismatches": len(mismatches),
         "mismatched": mismatches[:20],
+        "lanes": res.stats.get("lanes"),
+        "lane_phases": res.stats.get("lane_phases"),
+        "largest_search_vs_mean": float(np.max(res.nodes) / np.mean(res.nodes)),
     }
     print(
         f"jaxgames: {out['positions_per_s']:,.1f} positions/s, {out['nodes_per_s']:,.0f} nodes/s, "
         f"{out['seconds']:.2f} s steady, first call {first:.2f} s; "
         f"score mismatches vs file: {len(mismatches)}"
     )
+    if "shrink" in inspect.signature(alphabeta_batch).parameters:
+        # the same batch with one lane width to the end: what the narrower phases save
+        first_w, seconds_w, res_w = search_twice(game, roots, depth, game.parse(FINISHED), shrink=0)
+        out["one_width"] = {
+            "lane_phases": res_w.stats.get("lane_phases"),
+            "first_call_s": first_w,
+            "seconds": seconds_w,
+            "positions_per_s": len(lines) / seconds_w,
+            "nodes": res_w.stats["nodes"],
+            "same_values": bool(np.array_equal(res_w.value, res.value)),
+        }
+        print(
+            f"jaxgames, one lane width to the end (shrink=0): "
+            f"{out['one_width']['positions_per_s']:,.1f} positions/s, {seconds_w:.2f} s steady; "
+            f"phases save {seconds_w / seconds:.2f}x"
+        )
     if peer:
         pyspiel, _ = peer
         os_game = pyspiel.load_game("connect_four")
