@@ -4,6 +4,9 @@ import os
 import pathlib
 import sys
 
+import jax
+import pytest
+
 # Hypothesis examples must stay few: each new array shape is a new XLA compilation.
 from hypothesis import settings
 
@@ -13,3 +16,16 @@ settings.register_profile("jaxgames", max_examples=10, deadline=None)
 settings.load_profile("jaxgames")
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _drop_compiled_programs():
+    """Drop every compiled XLA program after each test module.
+
+    Each program the CPU backend compiles keeps its own memory mappings, and the whole suite
+    compiles thousands: in one process they pass Linux's default limit of 65,530 mappings
+    per process (``vm.max_map_count``), and the next compilation crashes the interpreter.
+    Modules rarely share programs, so dropping them costs little recompilation.
+    """
+    yield
+    jax.clear_caches()
