@@ -187,7 +187,10 @@ class ConnectFour(Game):
         cell = state.heights[col].astype(jnp.int32) * self.width + col  # int32[]
         board = state.board.at[cell].set(piece, mode="drop")  # [cells]
         through = jnp.asarray(self._through)[cell]  # [M, connect]
-        stones = board.at[through].get(mode="fill", fill_value=0)  # [M, connect]
+        # one always-empty cell past the end stands for the padding index, so the gather
+        # needs no bounds handling
+        padded = jnp.concatenate([board, jnp.zeros((1,), board.dtype)])  # [cells + 1]
+        stones = padded.at[through].get(mode="promise_in_bounds")  # [M, connect]
         win = jnp.any(jnp.all(stones == piece, axis=1))
         key = jnp.asarray(self._zobrist)[cell, p] ^ jnp.asarray(self._zobrist_side)  # [2]
         return ConnectFourState(
