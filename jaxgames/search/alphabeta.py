@@ -589,12 +589,13 @@ class Results(NamedTuple):
 def lane_phases(num_lanes: int, shrink: int) -> tuple[int, ...]:
     """Lane counts of the successive phases of a batched search: ``L, L/s, L/s^2, ...``.
 
-    Searches of different roots differ in size by orders of magnitude (on the late-game
-    connect-four test set the largest takes 22 times the mean and 77 times the median), and
-    a lockstep loop costs about the same per event however few of its lanes are still busy.
-    So once the queue is empty and the busy lanes fit in ``L/s``, they are compacted into a
-    loop that many lanes wide, whose events are cheaper. Each phase is compiled once more,
-    so only searches of 128 lanes or more shrink, at most twice, and never below 8 lanes.
+    Searches of different roots differ in size by orders of magnitude (in the exact solve of
+    a public set of 1,000 late-game positions the largest takes 22 times the mean and 77
+    times the median; see benchmarks/README.md), and a lockstep loop costs about the same
+    per event however few of its lanes are still busy. So once the queue is empty and the
+    busy lanes fit in ``L/s``, they are compacted into a loop that many lanes wide, whose
+    events are cheaper. Each phase is compiled once more, so only searches of 128 lanes or
+    more shrink, at most twice, and never below 8 lanes.
 
     Args:
         num_lanes: lanes of the first phase.
