@@ -61,6 +61,7 @@ _PV_BONUS = 4e6  # ordering keys: PV / TT move, then hinted moves, killers, hist
 _HINT_BONUS = 2e6
 _KILLER_BONUS = 1e6
 _HISTORY_CAP = 5e5
+_MIN_LANES_TO_SHRINK = 128  # narrower phases cost a compile each: only for wide searches
 
 
 class Options(NamedTuple):
@@ -606,9 +607,6 @@ def lane_phases(num_lanes: int, shrink: int) -> tuple[int, ...]:
         while len(sizes) < 3 and sizes[-1] // shrink >= 8:
             sizes.append(sizes[-1] // shrink)
     return tuple(sizes)
-
-
-_MIN_LANES_TO_SHRINK = 128
 
 
 def _search(
