@@ -156,6 +156,25 @@ class Game:
         building them."""
         return jnp.any(self.noisy_mask(state) & self.legal_mask(state))
 
+    search_defaults: dict[str, Any] = {}
+    """Defaults of alpha-beta's ordering switches (``hint``, ``killers``, ``history``,
+    ``iterative_deepening``) where this game measured better with others; options a caller
+    passes always win. Empty: the search's own defaults."""
+
+    has_value_bounds: bool = False
+    """True when :meth:`value_bounds` is implemented (alpha-beta narrows its windows by it)."""
+
+    def value_bounds(self, state: State) -> jax.Array:
+        """``float32[2]``: ``(low, high)`` bounds on the value, for the player to move, of every
+        search from ``state``: the utility of every terminal state and the EVAL of every state
+        reachable from it lie within them.
+
+        Alpha-beta narrows each node's window to them (Pons's "score bound" for connect four:
+        a player cannot win sooner than with their next stone), so a node whose move reaches
+        its ``high`` needs no sibling searched. The default claims only the utility bounds.
+        """
+        return jnp.asarray([self.utility_min, self.utility_max], jnp.float32)
+
     has_null_move: bool = False
     """True when :meth:`null_step` and :meth:`null_ok` are implemented (null-move pruning)."""
 

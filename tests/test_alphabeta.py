@@ -39,11 +39,13 @@ OFF = {
     "history": False,
     "iterative_deepening": False,
     "tt": False,
+    "bounds": False,
 }
 ALL = {key: True for key in OFF}
 COMBOS = {
     "off": OFF,
     "ordering": {**OFF, "ordering": True},
+    "bounds": {**OFF, "bounds": True},
     "killers+history": {**OFF, "killers": True, "history": True},
     "id+tt": {**OFF, "iterative_deepening": True, "tt": True},
     "all": ALL,
@@ -51,8 +53,10 @@ COMBOS = {
 """A handful of option sets (each one compiles the search again): every option on alone or
 with its usual partner, everything off, everything on."""
 
-TREE_COMBOS = ["off", "killers+history", "id+tt", "all"]
-"""Trees give no move-ordering hint, so there ``ordering`` alone would search like "off"."""
+TREE_COMBOS = ["off", "bounds", "killers+history", "id+tt", "all"]
+"""Trees give no move-ordering hint, so there ``ordering`` alone would search like "off".
+Their value bounds (the extremes below each node) make "bounds" cut often, also right at
+the opening of a node whose window lies outside them."""
 
 ATOL = 1e-6
 """Values are compared to this absolute tolerance: EVAL computed inside the search loop and
@@ -99,7 +103,9 @@ def alphabeta_batch(game, roots, depth, options):
     assert result.nodes.shape == (n,) and result.nodes.dtype == np.int64
     leaves = leaves_per_root(result)
     assert leaves.shape == (n,) and np.issubdtype(leaves.dtype, np.integer)
-    assert (leaves >= 1).all() and (leaves <= result.nodes).all()
+    assert (leaves <= result.nodes).all()
+    if options.get("bounds") is False:  # with bounds a value may be known with no leaf seen
+        assert (leaves >= 1).all()
     return result
 
 
@@ -220,7 +226,10 @@ def test_random_explicit_trees(woods, combo):
 
 # ---------------------------------------------------------------------- uniform trees
 UNIFORM = {  # name -> (game parameters, option sets)
-    "b3d4": ({"branching": 3, "depth": 4, "value_range": 1000}, TREE_COMBOS),
+    "b3d4": (
+        {"branching": 3, "depth": 4, "value_range": 1000},
+        ["off", "killers+history", "id+tt", "all"],  # no value bounds: "bounds" is "off"
+    ),
     "b2d6": ({"branching": 2, "depth": 6, "value_range": 2}, ["all"]),  # ties everywhere
     "b4d3": ({"branching": 4, "depth": 3, "value_range": 5}, ["all"]),
 }
@@ -278,6 +287,26 @@ def test_knuth_moore_leaf_counts(ordering, b, d):
         np.testing.assert_array_equal(result.best_action, np.full(32, b - 1))
 
 
+# ---------------------------------------------------------------------- option defaults
+def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
+    from jaxgames.search.alphabeta import ordering_switches
+
+    tree, connect4 = jaxgames.make("tree", name="aima"), jaxgames.make("connect4")
+    assert ordering_switches(tree) == dict.fromkeys(
+        ("hint", "killers", "history", "iterative_deepening"), True
+    )
+    tuned = ordering_switches(connect4)
+    assert tuned["hint"] and not (tuned["killers"] or tuned["history"])
+    assert ordering_switches(connect4, killers=True, hint=None)["killers"] is True
+    assert ordering_switches(connect4, hint=False)["hint"] is False
+
+    class Typo(type(tree)):
+        search_defaults = {"killer": False}
+
+    with pytest.raises(jaxgames.GameError, match="unknown options"):
+        ordering_switches(Typo(AIMA_FIG_5_2))
+
+
 # ---------------------------------------------------------------------- connect four, depth-limited
 def random_positions(count: int, seed: int, low: int, high: int, width=7, height=6) -> list[str]:
     """Move strings of ``low..high`` stones reached by random play that never ends the game:
@@ -329,7 +358,7 @@ def connect4_depth_limited():
     return game, roots, refs
 
 
-C4_DEPTHS = {"off": 4, "ordering": 5, "killers+history": 5, "id+tt": 4, "all": 5}
+C4_DEPTHS = {"off": 4, "ordering": 5, "bounds": 4, "killers+history": 5, "id+tt": 4, "all": 5}
 
 
 @pytest.mark.parametrize("combo", list(COMBOS))

@@ -552,3 +552,94 @@ def test_step_traces_safely_on_any_input():
         assert x.shape == y.shape and x.dtype == y.dtype
     # a legal lane is unaffected by the garbage lanes
     assert_same_state(jax.tree.map(lambda x: x[0], out), GAME.parse("4"))
+
+
+# ---------------------------------------------------------------- search hints
+@pytest.mark.parametrize("w, h, k", CONFIGS)
+def test_value_bounds_hold_along_random_games(w, h, k):
+    """Every state's (low, high) holds the mover's EVAL and the mover's view of the game's
+    final utility, and ``high`` is reached exactly by a win with the next stone."""
+    game = game_of(w, h, k)
+    step, observe = compiled(game)
+    bounds = jax.jit(game.value_bounds)
+    rng = random.Random(23 + w + h + k)
+    reached = 0
+    for _ in range(12):
+        moves = random_game(rng, w, h, k)
+        final = ref_play(w, h, k, moves).utility()  # for x
+        state, ref = game.init(), Ref(w, h, k)
+        for i in range(len(moves)):
+            low, high = np.asarray(bounds(state)).tolist()
+            low, high = low - 1e-6, high + 1e-6  # float32 against Python's float64
+            side = 1.0 if ref.mover() == "x" else -1.0
+            e = float(observe(state)["evaluate"][ref.n % 2])
+            assert low <= e <= high and low <= side * final <= high, (moves[:i], low, high)
+            for c in ref.legal():
+                if ref.wins_with(c):  # the fastest win left: the high bound itself
+                    after = ref_play(w, h, k, [*moves[:i], c])
+                    assert side * after.utility() == pytest.approx(high, abs=2e-6)
+                    reached += 1
+            state = step(state, jnp.int32(moves[i]))
+            ref.play(moves[i])
+    if (w, h, k) in ((7, 6, 4), (5, 4, 3)):  # on the narrowest boards nobody ever connects
+        assert reached > 0
+
+
+@pytest.mark.parametrize("w, h, k", [(7, 6, 4), (5, 4, 3)])
+def test_move_order_scores_follow_the_documented_ranking(w, h, k):
+    """Against plain Python on random boards: the connecting cells of each side, and per
+    legal move its class (connects, blocks, gives the opponent the cell above, the rest) and,
+    among the rest, the difference of scores = 4 x (new threats) + centre distance."""
+    game = game_of(w, h, k)
+    step, _ = compiled(game)
+    scores_of, cells_of = jax.jit(game.move_order_scores), jax.jit(game.winning_cells)
+    rng = random.Random(5)
+    seen = set()
+    for _ in range(40):
+        moves = random_game(rng, w, h, k, stop=0.04)
+        ref = ref_play(w, h, k, moves)
+        if ref.over():
+            continue
+        state = play(game, moves)
+        me, them = ref.mover(), "xo"[1 - ref.n % 2]
+        cells = np.asarray(cells_of(state))  # [2, H*W]
+        for piece, row in (("x", 0), ("o", 1)):
+            expected = [
+                ref.at(c, r) is None and ref.completes(c, r, piece)
+                for r in range(h)
+                for c in range(w)
+            ]
+            assert cells[row].tolist() == expected, (moves, piece)
+        scores = np.asarray(scores_of(state), np.float64)
+        rest = {}
+        for c in ref.legal():
+            r = len(ref.cols[c])
+            wins, blocks = ref.completes(c, r, me), ref.completes(c, r, them)
+            under = r + 1 < h and ref.completes(c, r + 1, them) and not wins
+            s = scores[c]
+            if under:
+                assert s < -1e6, (moves, c)
+                seen.add("under")
+            elif wins:
+                assert s >= 2e5, (moves, c)
+                seen.add("wins")
+            elif blocks:
+                assert 1e5 <= s < 2e5, (moves, c)
+                seen.add("blocks")
+            else:
+                assert -1e6 < s < 0, (moves, c)
+                threats = 0
+                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                    for back in range(k):  # the line's first cell is `back` steps before
+                        line = [(c + (i - back) * dc, r + (i - back) * dr) for i in range(k)]
+                        if not all(0 <= x < w and 0 <= y < h for x, y in line):
+                            continue
+                        held = [ref.at(x, y) for x, y in line]
+                        threats += held.count(me) == k - 2 and held.count(None) == 2
+                rest[c] = 4 * threats - abs(c - (w - 1) / 2)
+        for a in rest:
+            for b in rest:
+                assert scores[a] - scores[b] == pytest.approx(rest[a] - rest[b]), (moves, a, b)
+        if len(rest) > 1:
+            seen.add("rest")
+    assert seen == {"wins", "blocks", "under", "rest"}

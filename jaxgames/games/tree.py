@@ -390,6 +390,15 @@ class ExplicitTree(Game):
             and np.all(np.abs(evals.sum(axis=1)) <= 1e-6)
         )
         self.max_game_length = max(x.depth for x in nodes)
+        # per node and player: the extremes of that player's component over the leaf
+        # utilities and EVALs of the subtree (preorder: children come after their parent)
+        own = np.where(is_leaf[:, None], utility, evals)  # [nodes, n]: what a search returns
+        low, high = own.copy(), own.copy()
+        for i in range(num_nodes - 1, -1, -1):
+            kids = children[i][children[i] >= 0]
+            if len(kids):
+                low[i] = np.minimum(low[i], low[kids].min(axis=0))
+                high[i] = np.maximum(high[i], high[kids].max(axis=0))
         ids = np.arange(num_nodes, dtype=np.uint32)
         keys = np.stack([_fmix32(ids), _fmix32(ids ^ np.uint32(0x9E3779B9))], axis=1)
 
@@ -406,6 +415,7 @@ class ExplicitTree(Game):
         self._utility = jnp.asarray(utility)
         self._eval = jnp.asarray(evals)
         self._keys = jnp.asarray(keys)
+        self._bounds = jnp.asarray(np.stack([low, high], axis=-1))  # [nodes, n, 2]
 
     # ------------------------------------------------------------------ protocol (traced)
     def _node(self, state: State) -> jax.Array:
@@ -443,6 +453,17 @@ class ExplicitTree(Game):
 
     def hash(self, state: State) -> jax.Array:
         return self._keys[self._node(state)]
+
+    has_value_bounds = True
+
+    def value_bounds(self, state: State) -> jax.Array:
+        """The extremes of the mover's component over the leaf utilities and EVALs below the
+        node (the utility bounds at a chance node, which has no mover)."""
+        node = self._node(state)
+        mover = self._player[node]
+        own = self._bounds[node, jnp.clip(mover, 0, self.num_players - 1)]  # [2]
+        every = jnp.asarray([self.utility_min, self.utility_max], jnp.float32)
+        return jnp.where(mover >= 0, own, every)
 
     # ------------------------------------------------------------------ host side
     def state_at(self, node: int) -> State:

@@ -77,6 +77,7 @@ class Options(NamedTuple):
     probcut: tuple | None  # (depth, shallow_depth, a, b, sigma, t) or None
     null_move: int = 0  # 0: off; else the depth reduction R of the null-move search
     singular: tuple | None = None  # (min_depth, margin, max_extensions) or None
+    bounds: bool = False  # narrow each window to the game's value_bounds
 
 
 class Frames(NamedTuple):
@@ -244,6 +245,16 @@ def _search_fns(game: Game, opt: Options):
                 & game.null_ok(state)
                 & (static >= beta)
             )
+        if opt.bounds:
+            # No value below the node lies outside (low, high): a move reaching `high` cuts
+            # (beta <= high), and a window already outside the bounds needs no move at all:
+            # `high` is then an upper bound at or below alpha, `low` a lower one at or above
+            # beta. Fail-soft values of a narrowed window stay valid for the caller's window.
+            low, high = game.value_bounds(state)
+            best = jnp.where(
+                high <= alpha, high, jnp.where(low >= beta, jnp.maximum(best, low), best)
+            )
+            beta = jnp.minimum(beta, high)
         pv_move = jnp.where(on_pv, _get(lane.prev_pv, frame), -1)
         keys = move_keys(state, frame, lane, legal, pv_move, tt_move, in_q)
         count = jnp.sum(legal, dtype=jnp.int32)
@@ -492,9 +503,10 @@ def _search_fns(game: Game, opt: Options):
         # the transposition-table entry of the finished frame
         store = None
         if use_tt:
-            flag = jnp.where(
-                value >= beta, LOWER, jnp.where(value <= _get(f.alpha0, sp), UPPER, EXACT)
-            )
+            lower = value >= beta
+            if opt.bounds:  # reaching a window narrowed to `high` proves the value is `high`
+                lower = lower & (value < game.value_bounds(parent)[1])
+            flag = jnp.where(value <= _get(f.alpha0, sp), UPPER, jnp.where(lower, LOWER, EXACT))
             key = game.hash(parent)
             entry = _tt_pack(value, jnp.maximum(remaining, 0), flag, _get(f.best_move, sp))
             # replacement: a slot holding another position is overwritten; one holding this
@@ -867,15 +879,29 @@ def _validate(game: Game, depth: int) -> None:
         raise GameError(f"alphabeta: depth must be >= 0, got {depth}")
 
 
+_ORDERING_DEFAULTS = {"hint": True, "killers": True, "history": True, "iterative_deepening": True}
+
+
+def ordering_switches(game: Game, **given: bool | None) -> dict[str, bool]:
+    """The ordering switches a search of ``game`` uses: those given (not None), else the
+    game's ``search_defaults``, else on."""
+    unknown = set(game.search_defaults) - set(_ORDERING_DEFAULTS)
+    if unknown:
+        raise GameError(f"{game.name}: search_defaults has unknown options {sorted(unknown)}")
+    out = {**_ORDERING_DEFAULTS, **game.search_defaults}
+    out.update({k: bool(v) for k, v in given.items() if v is not None})
+    return out
+
+
 def alphabeta_batch(
     game: Game,
     states: Any,
     depth: int,
     *,
-    hint: bool = True,
-    killers: bool = True,
-    history: bool = True,
-    iterative_deepening: bool = True,
+    hint: bool | None = None,
+    killers: bool | None = None,
+    history: bool | None = None,
+    iterative_deepening: bool | None = None,
     tt: bool = True,
     tt_bits: int = 16,
     quiescence: int = 0,
@@ -886,6 +912,7 @@ def alphabeta_batch(
     lanes: int = 512,
     events: int = 16,
     shrink: int = 4,
+    bounds: bool = True,
 ) -> BatchSearchResult:
     """Depth-limited alpha-beta of many roots at once, each lane its own search.
 
@@ -897,6 +924,9 @@ def alphabeta_batch(
         killers: killer moves per ply.
         history: the history heuristic (per player and move, bonus remaining_depth^2).
         iterative_deepening: search depths 1..depth, each with the previous PV first.
+            These four default to on, except where the game's ``search_defaults`` says
+            otherwise (a game whose own ordering is strong searches fewer nodes without
+            the others); a value passed here always wins.
         tt: a transposition table shared by all lanes (needs the game's hash); it only
             answers for the same remaining depth, so values stay exact.
         tt_bits: the table holds 2**tt_bits entries.
@@ -922,6 +952,9 @@ def alphabeta_batch(
         shrink: once the queue is empty, the busy lanes move to a loop ``shrink`` times
             narrower as soon as they fit in it (only from 128 lanes up, down to 8; see
             :func:`lane_phases`); 0 or 1 keeps one width to the end.
+        bounds: narrow every node's window to the game's ``value_bounds`` (when it has
+            them): a move that reaches the best value still possible cuts its siblings.
+            Exact: the value is unchanged.
 
     Returns:
         A :class:`BatchSearchResult`; ``stats`` holds totals and per-root ``leaves``,
@@ -929,6 +962,11 @@ def alphabeta_batch(
     """
     _validate(game, depth)
     start_time = time.perf_counter()
+    switches = ordering_switches(
+        game, hint=hint, killers=killers, history=history, iterative_deepening=iterative_deepening
+    )
+    hint, killers, history = switches["hint"], switches["killers"], switches["history"]
+    iterative_deepening = switches["iterative_deepening"]
     tt_bits = tt_bits if (tt and game.has_hash) else 0
     null_move = int(null_move)
     if int(shrink) < 0:
@@ -951,6 +989,7 @@ def alphabeta_batch(
         probcut=probcut.as_tuple() if probcut is not None else None,
         null_move=null_move,
         singular=singular.as_tuple() if singular is not None else None,
+        bounds=bool(bounds) and game.has_value_bounds,
     )
     n = batch_size(states)
     devices = jax.local_device_count()
@@ -988,6 +1027,7 @@ def alphabeta_batch(
             "lanes": num_lanes,
             "lane_phases": list(phases),
             "devices": devices if mesh is not None else 1,
+            "ordering": {**switches, "tt": bool(tt_bits), "bounds": opt.bounds},
         }
     )
     return BatchSearchResult(
