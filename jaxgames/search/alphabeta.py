@@ -879,18 +879,25 @@ def _validate(game: Game, depth: int) -> None:
         raise GameError(f"alphabeta: depth must be >= 0, got {depth}")
 
 
-_ORDERING_DEFAULTS = {"hint": True, "killers": True, "history": True, "iterative_deepening": True}
+_TUNABLE_DEFAULTS = {
+    "hint": True,
+    "killers": True,
+    "history": True,
+    "iterative_deepening": True,
+    "lanes": 512,
+}
 
 
-def ordering_switches(game: Game, **given: bool | None) -> dict[str, bool]:
-    """The ordering switches a search of ``game`` uses: those given (not None), else the
-    game's ``search_defaults``, else on."""
-    unknown = set(game.search_defaults) - set(_ORDERING_DEFAULTS)
+def ordering_switches(game: Game, **given: Any) -> dict[str, Any]:
+    """The ordering switches and lane count a search of ``game`` uses: those given (not
+    None), else the game's ``search_defaults``, else the search's own defaults (every
+    switch on, 512 lanes)."""
+    unknown = set(game.search_defaults) - set(_TUNABLE_DEFAULTS)
     if unknown:
         raise GameError(f"{game.name}: search_defaults has unknown options {sorted(unknown)}")
-    out = {**_ORDERING_DEFAULTS, **game.search_defaults}
-    out.update({k: bool(v) for k, v in given.items() if v is not None})
-    return out
+    out = {**_TUNABLE_DEFAULTS, **game.search_defaults}
+    out.update({k: v for k, v in given.items() if v is not None})
+    return {k: v if k == "lanes" else bool(v) for k, v in out.items()}
 
 
 def alphabeta_batch(
@@ -909,7 +916,7 @@ def alphabeta_batch(
     probcut: Any = None,
     null_move: int = 0,
     singular: Singular | bool | None = None,
-    lanes: int = 512,
+    lanes: int | None = None,
     events: int = 16,
     shrink: int = 4,
     bounds: bool = True,
@@ -926,7 +933,7 @@ def alphabeta_batch(
         iterative_deepening: search depths 1..depth, each with the previous PV first.
             These four default to on, except where the game's ``search_defaults`` says
             otherwise (a game whose own ordering is strong searches fewer nodes without
-            the others); a value passed here always wins.
+            the others); a value passed here always wins. So does ``lanes``.
         tt: a transposition table shared by all lanes (needs the game's hash); it only
             answers for the same remaining depth, so values stay exact.
         tt_bits: the table holds 2**tt_bits entries.
@@ -963,10 +970,15 @@ def alphabeta_batch(
     _validate(game, depth)
     start_time = time.perf_counter()
     switches = ordering_switches(
-        game, hint=hint, killers=killers, history=history, iterative_deepening=iterative_deepening
+        game,
+        hint=hint,
+        killers=killers,
+        history=history,
+        iterative_deepening=iterative_deepening,
+        lanes=lanes,
     )
     hint, killers, history = switches["hint"], switches["killers"], switches["history"]
-    iterative_deepening = switches["iterative_deepening"]
+    iterative_deepening, lanes = switches["iterative_deepening"], switches.pop("lanes")
     tt_bits = tt_bits if (tt and game.has_hash) else 0
     null_move = int(null_move)
     if int(shrink) < 0:
