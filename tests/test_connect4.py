@@ -585,31 +585,32 @@ def test_value_bounds_hold_along_random_games(w, h, k):
         assert reached > 0
 
 
-@pytest.mark.parametrize("w, h, k", [(7, 6, 4), (5, 4, 3)])
+@pytest.mark.parametrize("w, h, k", [(7, 6, 4), (5, 4, 3), (9, 7, 4)])
 def test_move_order_scores_follow_the_documented_ranking(w, h, k):
-    """Against plain Python on random boards: the connecting cells of each side, and per
-    legal move its class (connects, blocks, gives the opponent the cell above, the rest) and,
-    among the rest, the difference of scores = 4 x (new threats) + centre distance."""
+    """Against plain Python on random boards (7x6 and 5x4 on bitboards, 9x7 too wide for
+    them): the connecting cells of each side, and per legal move its class (connects, blocks,
+    gives the opponent the cell above, the rest) and, among the rest, the difference of
+    scores = 4 x (the mover's connecting cells after the move) + centre distance."""
     game = game_of(w, h, k)
-    step, _ = compiled(game)
     scores_of, cells_of = jax.jit(game.move_order_scores), jax.jit(game.winning_cells)
     rng = random.Random(5)
     seen = set()
-    for _ in range(40):
-        moves = random_game(rng, w, h, k, stop=0.04)
+
+    def connecting(ref: Ref, piece: str) -> list[bool]:  # cell order of the board
+        return [
+            ref.at(c, r) is None and ref.completes(c, r, piece) for r in range(h) for c in range(w)
+        ]
+
+    for _ in range(80):
+        moves = random_game(rng, w, h, k, stop=0.03)
         ref = ref_play(w, h, k, moves)
         if ref.over():
             continue
         state = play(game, moves)
         me, them = ref.mover(), "xo"[1 - ref.n % 2]
         cells = np.asarray(cells_of(state))  # [2, H*W]
-        for piece, row in (("x", 0), ("o", 1)):
-            expected = [
-                ref.at(c, r) is None and ref.completes(c, r, piece)
-                for r in range(h)
-                for c in range(w)
-            ]
-            assert cells[row].tolist() == expected, (moves, piece)
+        assert cells[0].tolist() == connecting(ref, "x"), moves
+        assert cells[1].tolist() == connecting(ref, "o"), moves
         scores = np.asarray(scores_of(state), np.float64)
         rest = {}
         for c in ref.legal():
@@ -628,14 +629,8 @@ def test_move_order_scores_follow_the_documented_ranking(w, h, k):
                 seen.add("blocks")
             else:
                 assert -1e6 < s < 0, (moves, c)
-                threats = 0
-                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-                    for back in range(k):  # the line's first cell is `back` steps before
-                        line = [(c + (i - back) * dc, r + (i - back) * dr) for i in range(k)]
-                        if not all(0 <= x < w and 0 <= y < h for x, y in line):
-                            continue
-                        held = [ref.at(x, y) for x, y in line]
-                        threats += held.count(me) == k - 2 and held.count(None) == 2
+                after = ref_play(w, h, k, [*moves, c])
+                threats = sum(connecting(after, me))
                 rest[c] = 4 * threats - abs(c - (w - 1) / 2)
         for a in rest:
             for b in rest:

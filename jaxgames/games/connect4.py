@@ -44,6 +44,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames import bitboard
+from jaxgames.bitboard import Bits
 from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
 
 _DEFAULTS = {"width": 7, "height": 6, "connect": 4}
@@ -148,8 +150,14 @@ class ConnectFour(Game):
         centre = np.zeros((width,), np.float32)
         centre[(width - 1) // 2] = centre[width // 2] = 1.0
         self._centre_bonus = np.tile(centre, (height, 1))  # [H, W]
-        # the most lines of any direction through one cell: ranks threats below 0
-        self._max_through = 4 * min(connect, max(width, height))
+        # bitboards (Pons's layout, below) where (H + 1) * W bits fit in 64
+        self._bit_cells = self._cell_bits = None
+        if (height + 1) * width <= 64:
+            col, row = np.arange(self.cells) % width, np.arange(self.cells) // width
+            self._cell_bits = (col * (height + 1) + row).astype(np.int32)  # [cells]
+            self._bit_cells = np.full((64,), self.cells, np.int32)  # [64]: cells = none
+            self._bit_cells[self._cell_bits] = np.arange(self.cells)
+            self._board_bits = sum(1 << int(b) for b in self._cell_bits)
         self._centre_order = -np.abs(np.arange(width) - (width - 1) / 2).astype(np.float32)
 
     # ------------------------------------------------------------------ protocol (traced)
@@ -272,8 +280,11 @@ class ConnectFour(Game):
 
     def winning_cells(self, state: ConnectFourState) -> jax.Array:
         """bool[2, H*W]: the empty cells where a stone of ``x`` (row 0) or ``o`` (row 1)
-        would complete a line (a line holding ``connect - 1`` of its stones and one empty
-        cell)."""
+        would complete a line."""
+        if self._bit_cells is not None:
+            x, o, free = self._bitboards(state, jnp.int8(1))
+            rows = [self._unpack(self._winning(side, free)) for side in (x, o)]
+            return jnp.stack(rows)
         grid = state.board.reshape(self.height, self.width)  # [H, W]
         rows = [self._ready_cells(grid, piece, self.connect - 1, 1) > 0 for piece in (1, 2)]
         return jnp.stack(rows).reshape(2, self.cells) & (state.board == 0)
@@ -287,33 +298,90 @@ class ConnectFour(Game):
         ready = [((m == stones) & (f == empty)).astype(jnp.int32) for m, f in pairs]
         return self._through_cells(ready)
 
+    # ------------------------------------------------------------------ bitboards
+    # Pons's layout: bit ``col * (H + 1) + row``, an always-empty row on top of each column,
+    # so that a line running off the board's top or across two columns meets an empty bit.
+    # Used where (H + 1) * W <= 64 (7x6: 49 bits), as two uint32 words.
+    def _bitboards(self, state: ConnectFourState, piece: jax.Array) -> tuple[Bits, Bits, Bits]:
+        """The stones of ``piece``, of the other side, and the empty cells, as bitboards."""
+        padded = jnp.concatenate([state.board, jnp.zeros((1,), state.board.dtype)])
+        cells = padded[jnp.asarray(self._bit_cells)]  # [64]: the cell at each bit
+        mine = bitboard.pack(cells == piece)
+        theirs = bitboard.pack((cells != 0) & (cells != piece))
+        free = bitboard.and_(bitboard.pack(cells == 0), bitboard.const(self._board_bits))
+        return mine, theirs, free
+
+    def _winning(self, stones: Bits, free: Bits) -> Bits:
+        """The ``free`` bits that complete a line of ``connect`` with ``stones`` (for each
+        direction and each place of the empty bit in the line, the AND of the shifted
+        stones)."""
+        k, out = self.connect, None
+        for step in (1, self.height + 1, self.height, self.height + 2):  # |, -, \, /
+            ahead = {
+                j: bitboard.shift(stones, -j * step)  # bit b holds stones[b + j * step]
+                for j in range(-(k - 1), k)
+                if j != 0 and abs(j * step) < 64
+            }
+            for i in range(k):  # the empty bit is the i-th of the line
+                offsets = [j for j in range(-i, k - i) if j != 0]
+                if not all(j in ahead for j in offsets):
+                    continue  # the line spans more than 64 bits: it cannot fit
+                line = ahead[offsets[0]]
+                for j in offsets[1:]:
+                    line = bitboard.and_(line, ahead[j])
+                out = line if out is None else bitboard.or_(out, line)
+        return bitboard.and_(out, free)
+
+    def _unpack(self, bits: Bits) -> jax.Array:
+        """bool[H*W] from a bitboard in the cell order of ``board``."""
+        index = jnp.asarray(self._cell_bits)  # [cells]
+        word = jnp.where(index < 32, bits[0], bits[1])
+        return ((word >> (index & 31).astype(jnp.uint32)) & 1) == 1
+
     def move_order_scores(self, state: ConnectFourState) -> jax.Array:
         """float32[W], in this order (Pons, "Solving Connect 4", parts 5, 9 and 10):
 
         * a move that connects (``2e5``), then one that blocks the opponent's connection
           (``1e5``): positive, so searched before the search's own orderings;
-        * the rest by the new connecting cells the move makes for the mover (lines through
-          its cell holding ``connect - 2`` of its stones and two empty cells), centre columns
-          breaking ties (``-|col - centre|``), all below 0;
+        * the rest by the mover's connecting cells after the move (the empty cells that
+          would complete a line of theirs), centre columns breaking ties
+          (``-|col - centre|``), all below 0;
         * last, far below, a move that gives the opponent a connecting cell right above it.
         """
-        grid = state.board.reshape(self.height, self.width)  # [H, W]
         piece = (self.player(state) + 1).astype(jnp.int8)
-        empty = grid == 0
-        mine = (self._ready_cells(grid, piece, self.connect - 1, 1) > 0) & empty  # [H, W]
-        theirs = (self._ready_cells(grid, 3 - piece, self.connect - 1, 1) > 0) & empty
-        makes = self._ready_cells(grid, piece, self.connect - 2, 2)  # [H, W]
-        row = jnp.arange(self.height)[:, None]
-        landing = row == state.heights[None, :].astype(jnp.int32)  # [H, W]: none if full
-        above = row == state.heights[None, :].astype(jnp.int32) + 1  # [H, W]
+        heights = state.heights.astype(jnp.int32)  # [W]
+        open_column = heights < self.height  # [W]
+        if self._bit_cells is not None:
+            mine, theirs, free = self._bitboards(state, piece)
+            bit = jnp.arange(self.width) * (self.height + 1) + heights  # [W]: landing bits
+            move, above = bitboard.square(bit), bitboard.square(bit + 1)  # [W] each
+            win_mine, win_theirs = self._winning(mine, free), self._winning(theirs, free)
+            wins = bitboard.any_(bitboard.and_(win_mine, move))
+            blocks = bitboard.any_(bitboard.and_(win_theirs, move))
+            under = bitboard.any_(bitboard.and_(win_theirs, above)) & open_column
+            after = self._winning(
+                bitboard.or_(mine, move), bitboard.and_(free, bitboard.not_(move))
+            )
+            threats = bitboard.count(after)  # [W]
+        else:  # boards over 64 bits: the same from line sums, one board per move
+            grid = state.board.reshape(self.height, self.width)  # [H, W]
+            empty = grid == 0
+            row = jnp.arange(self.height)[:, None]
+            landing = (row == heights[None, :]) & empty  # [H, W]: one cell per open column
+            mine = (self._ready_cells(grid, piece, self.connect - 1, 1) > 0) & empty
+            theirs = (self._ready_cells(grid, 3 - piece, self.connect - 1, 1) > 0) & empty
+            wins, blocks = jnp.any(mine & landing, 0), jnp.any(theirs & landing, 0)
+            under = jnp.any(theirs & (row == heights[None, :] + 1), 0)
 
-        def at(cells, where):  # [W]: the value of each column's cell picked by `where`
-            return jnp.sum(jnp.where(where, cells, 0), axis=0)
+            def threats_after(col):
+                placed = jnp.where(landing & (jnp.arange(self.width) == col), piece, grid)
+                ready = self._ready_cells(placed, piece, self.connect - 1, 1) > 0
+                return jnp.sum(ready & (placed == 0), dtype=jnp.int32)
 
-        wins, blocks = at(mine, landing) > 0, at(theirs, landing) > 0
-        rest = 4.0 * (at(makes, landing) - self._max_through) + jnp.asarray(self._centre_order)
+            threats = jax.vmap(threats_after)(jnp.arange(self.width))
+        rest = 4.0 * (threats - self.cells).astype(jnp.float32) + jnp.asarray(self._centre_order)
         score = jnp.where(wins, 2e5, jnp.where(blocks, 1e5, rest))
-        return score - jnp.where((at(theirs, above) > 0) & ~wins, 1.5e6, 0.0)
+        return score - jnp.where(under & ~wins, 1.5e6, 0.0)
 
     # Measured in benchmarks/alphabeta.py (ordering section): with the ordering above, killer
     # moves, the history heuristic and iterative deepening each search more nodes, not fewer;

@@ -30,6 +30,14 @@ position a deeper result, or an exact one over a bound of the same depth, is kep
 Lock-less: an entry is stored as ``(key ^ data, data)`` and read back only if
 the XOR checks, so a torn write by two lanes at once reads as a miss.
 
+Where the game gives ``value_bounds(s)`` (no value below ``s`` outside ``[low, high]``), each
+node's window is narrowed to them: ``beta = min(beta, high)``, so a move reaching ``high``
+ends the node at once (Pons's score bound in connect four: nobody wins sooner than with
+their next stone), and a node whose window lies outside its bounds returns ``high`` (or
+``low``) without a move. A fail-soft value of the narrowed window is still a valid bound for
+the caller's window; only "reaches ``high``" means "equals ``high``", which the table records as
+exact.
+
 Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`
 (to float32 rounding: the same EVAL may be compiled into differently fused code).
 Forward pruning (beam, ProbCut, null-move pruning) and singular extensions do, and are off
