@@ -514,7 +514,7 @@ def test_malformed_moves():
 
 
 # ---------------------------------------------------------------- evaluation, tracing
-@pytest.mark.parametrize("w, h, k", [(7, 6, 4), (5, 4, 3)])
+@pytest.mark.parametrize("w, h, k", [(7, 6, 4), (5, 4, 3), (9, 7, 4)])  # 9x7: no bitboards
 def test_evaluate_bounds(w, h, k):
     game = game_of(w, h, k)
     step, observe = compiled(game)

@@ -158,6 +158,14 @@ class ConnectFour(Game):
             self._bit_cells = np.full((64,), self.cells, np.int32)  # [64]: cells = none
             self._bit_cells[self._cell_bits] = np.arange(self.cells)
             self._board_bits = sum(1 << int(b) for b in self._cell_bits)
+            # per direction (the bit step along a line): the first bits of its lines
+            self._line_starts: dict[int, int] = {}
+            for line in self.lines:
+                bits = sorted(int(self._cell_bits[c]) for c in line)
+                step = bits[1] - bits[0] if len(bits) > 1 else 1
+                self._line_starts[step] = self._line_starts.get(step, 0) | 1 << bits[0]
+            centre_cells = np.flatnonzero(self._centre_bonus.reshape(-1))
+            self._centre_bits = sum(1 << int(self._cell_bits[c]) for c in centre_cells)
         self._centre_order = -np.abs(np.arange(width) - (width - 1) / 2).astype(np.float32)
 
     # ------------------------------------------------------------------ protocol (traced)
@@ -227,17 +235,20 @@ class ConnectFour(Game):
         strictly less than ``1 / max_score``, the smallest value of a decided game: a
         heuristic never outranks a proven win or loss. At terminal states it is ``utility``.
         """
-        grid = state.board.reshape(self.height, self.width)  # [H, W]
-        x, o = (grid == 1).astype(jnp.int32), (grid == 2).astype(jnp.int32)
+        if self._bit_cells is not None:
+            raw = self._raw_heuristic_bits(state)
+        else:
+            grid = state.board.reshape(self.height, self.width)  # [H, W]
+            x, o = (grid == 1).astype(jnp.int32), (grid == 2).astype(jnp.int32)
 
-        def weight(n):  # n * n for an open line of n < connect stones (a full line: 0)
-            return jnp.where(n < self.connect, n * n, 0)
+            def weight(n):  # n * n for an open line of n < connect stones (a full line: 0)
+                return jnp.where(n < self.connect, n * n, 0)
 
-        raw = sum(
-            jnp.sum(jnp.where(no == 0, weight(nx), 0) - jnp.where(nx == 0, weight(no), 0))
-            for nx, no in zip(self._line_sums(x), self._line_sums(o), strict=True)
-        )
-        raw = raw + jnp.sum((x - o) * jnp.asarray(self._centre_bonus, jnp.int32))
+            raw = sum(
+                jnp.sum(jnp.where(no == 0, weight(nx), 0) - jnp.where(nx == 0, weight(no), 0))
+                for nx, no in zip(self._line_sums(x), self._line_sums(o), strict=True)
+            )
+            raw = raw + jnp.sum((x - o) * jnp.asarray(self._centre_bonus, jnp.int32))
         e = jnp.tanh(raw.astype(jnp.float32) / 16.0) / (2.0 * self.max_score)
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
 
@@ -331,6 +342,37 @@ class ConnectFour(Game):
                     line = bitboard.and_(line, ahead[j])
                 out = line if out is None else bitboard.or_(out, line)
         return bitboard.and_(out, free)
+
+    def _raw_heuristic_bits(self, state: ConnectFourState) -> jax.Array:
+        """int32: the heuristic's ``raw`` sum on bitboards. Per direction, the stones of a
+        side in the ``connect`` cells from each line start are counted bit-sliced (a ripple
+        adder over the shifted stones: bit ``b`` of plane ``i`` is bit ``i`` of the count
+        of the line starting at ``b``); the lines holding no opponent stone and ``n`` of its
+        own then add ``n * n`` each, counted by popcount."""
+        x, o, _ = self._bitboards(state, jnp.int8(1))
+        k, raw = self.connect, jnp.int32(0)
+        for step, starts in self._line_starts.items():
+            for own, other, sign in ((x, o, 1), (o, x, -1)):
+                planes: list[Bits] = []
+                blocked = bitboard.const(0)
+                for j in range(k):
+                    carry = bitboard.shift(own, -j * step)  # bit b: own[b + j * step]
+                    blocked = bitboard.or_(blocked, bitboard.shift(other, -j * step))
+                    for i, plane in enumerate(planes):
+                        planes[i], carry = bitboard.xor(plane, carry), bitboard.and_(plane, carry)
+                    planes.append(carry)
+                open_lines = bitboard.and_(bitboard.const(starts), bitboard.not_(blocked))
+                for n in range(1, k):
+                    exact = open_lines
+                    for i, plane in enumerate(planes):
+                        exact = bitboard.and_(exact, plane if n >> i & 1 else bitboard.not_(plane))
+                    raw = raw + sign * n * n * bitboard.count(exact)
+        centre = bitboard.const(self._centre_bits)
+        return (
+            raw
+            + bitboard.count(bitboard.and_(x, centre))
+            - bitboard.count(bitboard.and_(o, centre))
+        )
 
     def _unpack(self, bits: Bits) -> jax.Array:
         """bool[H*W] from a bitboard in the cell order of ``board``."""
