@@ -1081,8 +1081,8 @@ def alphabeta(
 
     ``"auto"`` takes the host driver from depth 6 and the device search below: in
     ``benchmarks/alphabeta.py`` on a 2-core CPU, on single connect-four roots, the device
-    search was faster at depth 4 (177 vs 123 positions/s) and the two level at depth 6
-    (40.7 vs 42.1; with the game's weaker ordering of before, 23.1 vs 31.5). Both return
+    search was faster at depth 4 (184 vs 130 positions/s) and the two level at depth 6
+    (43.0 vs 43.3; with the game's weaker ordering of before, 23.1 vs 31.5). Both return
     the exact alpha-beta value.
 
     Args:
