@@ -307,6 +307,8 @@ def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
 
     with pytest.raises(jaxgames.GameError, match="unknown options"):
         ordering_switches(Typo(AIMA_FIG_5_2))
+    with pytest.raises(jaxgames.GameError, match="lanes must be >= 1, got 0"):
+        search.alphabeta_batch(connect4, kernels.stack([connect4.init()]), 2, lanes=0)
 
 
 # ---------------------------------------------------------------------- connect four, depth-limited

@@ -989,6 +989,8 @@ def alphabeta_batch(
     iterative_deepening, lanes = switches["iterative_deepening"], switches.pop("lanes")
     tt_bits = tt_bits if (tt and game.has_hash) else 0
     null_move = int(null_move)
+    if int(lanes) < 1:
+        raise GameError(f"alphabeta: lanes must be >= 1, got {lanes}")
     if int(shrink) < 0:
         raise GameError(f"alphabeta: shrink must be >= 0 (0 or 1: no shrinking), got {shrink}")
     if null_move < 0:
