@@ -125,8 +125,8 @@ def phase_sizes(lanes: int, min_lanes: int = 256, max_phases: int = 3) -> list[i
 
 
 def compaction_pays(max_steps: int, lanes: int) -> bool:
-    """Whether phased compaction is worth its extra compilation (measured on connect four
-    and tic-tac-toe: it pays for games of 20+ steps, costs for 9-step ones)."""
+    """Whether phased compaction is worth its extra compilation (measured in
+    ``benchmarks/playouts.py``: it pays for games of 20+ steps, costs for 9-step ones)."""
     return max_steps >= 20 and lanes >= 512
 
 

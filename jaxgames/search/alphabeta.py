@@ -32,11 +32,11 @@ the XOR checks, so a torn write by two lanes at once reads as a miss.
 
 Where the game gives ``value_bounds(s)`` (no value below ``s`` outside ``[low, high]``), each
 node's window is narrowed to them: ``beta = min(beta, high)``, so a move reaching ``high``
-ends the node at once (Pons's score bound in connect four: nobody wins sooner than with
-their next stone), and a node whose window lies outside its bounds returns ``high`` (or
-``low``) without a move. A fail-soft value of the narrowed window is still a valid bound for
-the caller's window; only "reaches ``high``" means "equals ``high``", which the table records as
-exact.
+ends the node at once (for a game scored by the speed of a win, as in Pons's solver: nobody
+wins sooner than with their next move), and a node whose window lies outside its bounds
+returns ``high`` (or ``low``) without a move. A fail-soft value of the narrowed window is
+still a valid bound for the caller's window; only "reaches ``high``" means "equals ``high``",
+which the table records as exact.
 
 Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`
 (to float32 rounding: the same EVAL may be compiled into differently fused code).
@@ -1082,7 +1082,7 @@ def alphabeta(
       The top plies are searched without pruning; the frontier searches run side by side.
 
     ``"auto"`` takes the host driver from depth 6 and the device search below: in
-    ``benchmarks/alphabeta.py`` on a 2-core CPU, on single connect-four roots, the device
+    ``benchmarks/alphabeta.py`` on a 2-core CPU, on single roots of its game, the device
     search was faster at depth 4 (184 vs 130 positions/s) and the two level at depth 6
     (43.0 vs 43.3; with the game's weaker ordering of before, 23.1 vs 31.5). Both return
     the exact alpha-beta value.
