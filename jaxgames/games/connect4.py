@@ -326,21 +326,16 @@ class ConnectFour(Game):
         """The ``free`` bits that complete a line of ``connect`` with ``stones`` (for each
         direction and each place of the empty bit in the line, the AND of the shifted
         stones)."""
-        k, out = self.connect, None
-        for step in (1, self.height + 1, self.height, self.height + 2):  # |, -, \, /
-            ahead = {
-                j: bitboard.shift(stones, -j * step)  # bit b holds stones[b + j * step]
-                for j in range(-(k - 1), k)
-                if j != 0 and abs(j * step) < 64
-            }
+        k, out = self.connect, bitboard.const(0)
+        for step in self._line_starts:  # the directions in which a line fits
+            # bit b holds stones[b + j * step]; a line fits, so |j * step| < 64
+            ahead = {j: bitboard.shift(stones, -j * step) for j in range(1 - k, k) if j != 0}
             for i in range(k):  # the empty bit is the i-th of the line
                 offsets = [j for j in range(-i, k - i) if j != 0]
-                if not all(j in ahead for j in offsets):
-                    continue  # the line spans more than 64 bits: it cannot fit
                 line = ahead[offsets[0]]
                 for j in offsets[1:]:
                     line = bitboard.and_(line, ahead[j])
-                out = line if out is None else bitboard.or_(out, line)
+                out = bitboard.or_(out, line)
         return bitboard.and_(out, free)
 
     def _raw_heuristic_bits(self, state: ConnectFourState) -> jax.Array:
