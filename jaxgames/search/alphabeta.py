@@ -88,29 +88,91 @@ class Options(NamedTuple):
     bounds: bool = False  # narrow each window to the game's value_bounds
 
 
+class Frame(NamedTuple):
+    """One frame of a lane's stack, unpacked. Values are from the frame's mover's side."""
+
+    mover: jax.Array  # int32
+    alpha: jax.Array  # float32
+    beta: jax.Array  # float32
+    alpha0: jax.Array  # float32: alpha on entry (bound type for the TT)
+    best: jax.Array  # float32
+    best_move: jax.Array  # int32
+    last_move: jax.Array  # int32: the move most recently expanded
+    count: jax.Array  # int32: moves to search
+    cursor: jax.Array  # int32: next move to search
+    on_pv: jax.Array  # bool: the path to this frame follows the previous PV
+    remaining: jax.Array  # int32: plies left below the frame (<= 0: quiescence)
+    null_pending: jax.Array  # bool: the frame's next event is its null-move probe
+    after_null: jax.Array  # bool: the frame was reached by a null move
+    second: jax.Array  # float32: best value among the moves that are not `best_move`
+    second_move: jax.Array  # int32
+    ext: jax.Array  # int32: singular extensions on the path to the frame
+    extended: jax.Array  # int32: 0, 1 (the next child is searched a ply deeper), 2 (done)
+    keys: jax.Array  # float32[A]: ordering keys of the moves not yet searched (-inf: none)
+    pv: jax.Array  # int32[F]: the best line found from this frame (-1 padded)
+
+
+_SCALARS = Frame._fields[:-2]
+_INTS = frozenset(
+    ("mover", "best_move", "last_move", "count", "cursor", "remaining", "second_move", "ext")
+    + ("extended",)
+)
+_BOOLS = frozenset(("on_pv", "null_pending", "after_null"))
+
+
+def _pack(frame: Frame) -> jax.Array:
+    """A frame as one float32 row ``[scalars | keys | pv]`` (small ints are exact in float32).
+
+    One row per frame makes an event one read and two writes of the stack, where a column per
+    field made it dozens of small gathers, scatters and loop-carried copies, whose fixed cost
+    dominated a narrow search on CPU.
+    """
+    scalars = jnp.stack([jnp.asarray(getattr(frame, k), jnp.float32) for k in _SCALARS])
+    return jnp.concatenate([scalars, frame.keys.astype(jnp.float32), frame.pv.astype(jnp.float32)])
+
+
+def _unpack(row: jax.Array, num_actions: int) -> Frame:
+    """The inverse of :func:`_pack`."""
+    n = len(_SCALARS)
+    fields = {}
+    for i, k in enumerate(_SCALARS):
+        x = row[i]
+        fields[k] = x.astype(jnp.int32) if k in _INTS else (x > 0.5) if k in _BOOLS else x
+    keys = row[n : n + num_actions]
+    pv = row[n + num_actions :].astype(jnp.int32)
+    return Frame(**fields, keys=keys, pv=pv)
+
+
+def _empty_frame(num_actions: int, frames_n: int) -> Frame:
+    i0, f0, no = jnp.int32(0), jnp.float32(0.0), jnp.int32(-1)
+    return Frame(
+        mover=i0,
+        alpha=f0,
+        beta=f0,
+        alpha0=f0,
+        best=f0,
+        best_move=no,
+        last_move=no,
+        count=i0,
+        cursor=i0,
+        on_pv=jnp.bool_(False),
+        remaining=i0,
+        null_pending=jnp.bool_(False),
+        after_null=jnp.bool_(False),
+        second=jnp.float32(-jnp.inf),
+        second_move=no,
+        ext=i0,
+        extended=i0,
+        keys=jnp.full((num_actions,), -jnp.inf, jnp.float32),
+        pv=jnp.full((frames_n,), -1, jnp.int32),
+    )
+
+
 class Frames(NamedTuple):
-    """One lane's explicit stack; F = frames. Values are from the frame's mover's side."""
+    """One lane's explicit stack; F = frames."""
 
     state: Any  # [F] states
-    mover: jax.Array  # int32[F]
-    alpha: jax.Array  # float32[F]
-    beta: jax.Array  # float32[F]
-    alpha0: jax.Array  # float32[F]: alpha on entry (bound type for the TT)
-    best: jax.Array  # float32[F]
-    best_move: jax.Array  # int32[F]
-    keys: jax.Array  # float32[F, A]: ordering keys of the moves not yet searched (-inf: none)
-    last_move: jax.Array  # int32[F]: the move most recently expanded at each frame
-    count: jax.Array  # int32[F]: moves to search
-    cursor: jax.Array  # int32[F]: next move to search
-    pv: jax.Array  # int32[F, F]: pv[f] = best line found from frame f (-1 padded)
-    on_pv: jax.Array  # bool[F]: the path to this frame follows the previous PV
-    remaining: jax.Array  # int32[F]: plies left below the frame (<= 0: quiescence)
-    null_pending: jax.Array  # bool[F]: the frame's next event is its null-move probe
-    after_null: jax.Array  # bool[F]: the frame was reached by a null move
-    second: jax.Array  # float32[F]: best value among the moves that are not `best_move`
-    second_move: jax.Array  # int32[F]
-    ext: jax.Array  # int32[F]: singular extensions on the path to the frame
-    extended: jax.Array  # int32[F]: 0, 1 (the next child is searched a ply deeper), 2 (done)
+    rows: jax.Array  # float32[F, R]: each frame packed by _pack
 
 
 class Lane(NamedTuple):
@@ -175,6 +237,19 @@ EXACT, LOWER, UPPER = 0, 1, 2
 NULL_MOVE = -2  # the move index of a null move (the side to move passes)
 
 
+def _write(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
+    """Row ``i`` of every leaf of ``x`` set to ``value`` when ``active``, else ``x`` unchanged.
+
+    An inactive write goes to an out-of-range row and is dropped, so the old row is not read.
+    """
+
+    def one(column, v):
+        n = column.shape[0]
+        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
+
+    return jax.tree.map(one, x, value)
+
+
 # ---------------------------------------------------------------- one lane
 def _search_fns(game: Game, opt: Options):
     """Per-lane functions of the lockstep search, closed over the game and options."""
@@ -182,11 +257,11 @@ def _search_fns(game: Game, opt: Options):
     max_extensions = opt.singular[2] if opt.singular else 0
     frames_n = opt.max_depth + opt.quiescence + max_extensions + 1
     use_tt = opt.tt_bits > 0
+    actions = jnp.arange(num_actions)
 
     def move_keys(state, frame, lane, mask, pv_move, tt_move, ply_is_q):
         """Ordering keys (higher first) for one node's moves; -inf for the excluded."""
         keys = jnp.zeros((num_actions,), jnp.float32)
-        actions = jnp.arange(num_actions)
         if opt.hint:
             hint = game.move_order_scores(state)
             keys = keys + jnp.where(hint > 0, _HINT_BONUS, 0.0) + hint
@@ -212,25 +287,14 @@ def _search_fns(game: Game, opt: Options):
         hit, _, _, _, move = _tt_probe(table, game.hash(state), opt.tt_bits)
         return jnp.where(hit, move, -1)
 
-    def open_frame(
-        lane,
-        frame,
-        state,
-        alpha,
-        beta,
-        on_pv,
-        remaining,
-        tt_move,
-        after_null=False,
-        ext=0,
-        active=True,
-    ):
-        """Initialise frame ``frame`` for ``state`` with window (alpha, beta), if ``active``.
+    def new_frame(
+        lane, frame, state, alpha, beta, on_pv, remaining, tt_move, after_null=False, ext=0
+    ) -> Frame:
+        """The frame of ``state`` (stack index ``frame``) opened with window (alpha, beta).
 
         ``tt_move`` is the transposition table's move for ``state`` (-1: none); the caller
         has already probed the table for this state, so it is not probed twice.
         """
-        f = lane.frames
         mover = game.player(state)
         legal = game.legal_mask(state)
         in_q = remaining <= 0  # a quiescence frame: noisy moves only, stand pat at EVAL
@@ -268,87 +332,76 @@ def _search_fns(game: Game, opt: Options):
         count = jnp.sum(legal, dtype=jnp.int32)
         if opt.beam:
             count = jnp.where(in_q, count, jnp.minimum(count, opt.beam))
-
-        def put(column, value):  # write row `frame` only when active
-            return _set(column, frame, value, active)
-
-        frames = Frames(
-            state=jax.tree.map(put, f.state, state),
-            mover=put(f.mover, mover),
-            alpha=put(f.alpha, jnp.maximum(alpha, best)),
-            beta=put(f.beta, beta),
-            alpha0=put(f.alpha0, alpha),
-            best=put(f.best, best),
-            best_move=put(f.best_move, jnp.int32(-1)),
-            keys=put(f.keys, keys),
-            last_move=put(f.last_move, jnp.int32(-1)),
-            count=put(f.count, count),
-            cursor=put(f.cursor, jnp.int32(0)),
-            pv=put(f.pv, jnp.full((frames_n,), -1, jnp.int32)),
-            on_pv=put(f.on_pv, on_pv),
-            remaining=put(f.remaining, remaining),
-            null_pending=put(f.null_pending, null_pending) if opt.null_move else f.null_pending,
-            after_null=put(f.after_null, after_null) if opt.null_move else f.after_null,
-            second=put(f.second, NEG_INF) if opt.singular else f.second,
-            second_move=put(f.second_move, jnp.int32(-1)) if opt.singular else f.second_move,
-            ext=put(f.ext, ext) if opt.singular else f.ext,
-            extended=put(f.extended, 0) if opt.singular else f.extended,
+        return _empty_frame(num_actions, frames_n)._replace(
+            mover=mover,
+            alpha=jnp.maximum(alpha, best),
+            beta=beta,
+            alpha0=alpha,
+            best=best,
+            keys=keys,
+            count=count,
+            on_pv=on_pv,
+            remaining=remaining,
+            null_pending=null_pending,
+            after_null=jnp.asarray(after_null),
+            ext=jnp.asarray(ext, jnp.int32),
         )
-        return lane._replace(frames=frames)
 
-    def give(lane, frame, value, move, child_pv, remaining, active):
-        """Report ``value`` (frame's mover's side) of ``move`` to frame ``frame``, if active.
+    def give(lane, fr: Frame, frame, value, move, child_pv, remaining, active):
+        """Report ``value`` (frame's mover's side) of ``move`` to ``fr``, stack index ``frame``.
 
-        A null move's report counts only when it reaches beta (the frame is cut); it is
-        never a best move, killer or history entry.
+        Returns the lane (killers, history, cutoffs) and the updated frame. A null move's
+        report counts only when it reaches beta (the frame is cut); it is never a best move,
+        killer or history entry.
         """
-        f = lane.frames
         is_null = move == NULL_MOVE
-        old_best = _get(f.best, frame)
+        old_best = fr.best
         if opt.null_move:
-            active = active & (~is_null | (value >= _get(f.beta, frame)))
+            active = active & (~is_null | (value >= fr.beta))
         improves = active & (value > old_best)
         line = jnp.concatenate([move[None], child_pv[:-1]])  # [F]
         line = jnp.where(is_null, -1, line)
-        frames = f._replace(
-            best=_set(f.best, frame, value, improves),
-            best_move=_set(f.best_move, frame, move, improves & ~is_null),
-            pv=_set(f.pv, frame, line, improves),
-            alpha=_set(f.alpha, frame, jnp.maximum(_get(f.alpha, frame), value), active),
+        out = fr._replace(
+            best=jnp.where(improves, value, fr.best),
+            best_move=jnp.where(improves & ~is_null, move, fr.best_move),
+            pv=jnp.where(improves, line, fr.pv),
+            alpha=jnp.where(active, jnp.maximum(fr.alpha, value), fr.alpha),
         )
         if opt.singular:  # the runner-up, for the singularity test
             loser = jnp.where(improves, old_best, value)
-            loser_move = jnp.where(improves, _get(f.best_move, frame), move)
-            better = active & ~is_null & (loser > _get(f.second, frame))
-            frames = frames._replace(
-                second=_set(frames.second, frame, loser, better),
-                second_move=_set(frames.second_move, frame, loser_move, better),
+            loser_move = jnp.where(improves, fr.best_move, move)
+            better = active & ~is_null & (loser > fr.second)
+            out = out._replace(
+                second=jnp.where(better, loser, fr.second),
+                second_move=jnp.where(better, loser_move, fr.second_move),
             )
-        cut = active & (value >= _get(f.beta, frame))
-        lane = lane._replace(frames=frames, cutoffs=lane.cutoffs + cut.astype(jnp.int32))
+        cut = active & (value >= fr.beta)
+        lane = lane._replace(cutoffs=lane.cutoffs + cut.astype(jnp.int32))
         quiet_cut = cut & (remaining > 0) & ~is_null
         if opt.killers:
             k = _get(lane.killers, frame)
             new_k = jnp.where(move == k[0], k, jnp.stack([move, k[0]]))
             lane = lane._replace(killers=_set(lane.killers, frame, new_k, quiet_cut))
         if opt.history:
-            mover = jnp.clip(_get(f.mover, frame), 0, 1)
+            mover = jnp.clip(fr.mover, 0, 1)
             bonus = jnp.where(quiet_cut, (remaining * remaining).astype(jnp.float32), 0.0)
-            hot = (jnp.arange(2)[:, None] == mover) & (jnp.arange(num_actions)[None, :] == move)
+            hot = (jnp.arange(2)[:, None] == mover) & (actions[None, :] == move)
             history = jnp.minimum(lane.history + jnp.where(hot, bonus, 0.0), _HISTORY_CAP)
             lane = lane._replace(history=history)
-        return lane
+        return lane, out
 
     def advance(lane: Lane, table: jax.Array, depth: jax.Array):
         """One event: expand the next child of the current frame, or return the frame."""
-        f = lane.frames
         sp = lane.sp
-        remaining = _get(f.remaining, sp)  # plies left below the current frame
+        up = jnp.maximum(sp - 1, 0)
+        cur = _unpack(_get(lane.frames.rows, sp), num_actions)  # the current frame
+        par = _unpack(_get(lane.frames.rows, up), num_actions)  # its parent
+        remaining = cur.remaining  # plies left below the current frame
         live = ~lane.done
-        cursor, count = _get(f.cursor, sp), _get(f.count, sp)
-        alpha, beta, best = _get(f.alpha, sp), _get(f.beta, sp), _get(f.best, sp)
-        mover = _get(f.mover, sp)
-        null_now = _get(f.null_pending, sp) if opt.null_move else jnp.bool_(False)
+        cursor, count = cur.cursor, cur.count
+        alpha, beta, best = cur.alpha, cur.beta, cur.best
+        mover = cur.mover
+        null_now = cur.null_pending if opt.null_move else jnp.bool_(False)
         expand = live & ((cursor < count) | null_now) & (best < beta)
         finish = live & ~expand
         singular = jnp.bool_(False)
@@ -361,21 +414,21 @@ def _search_fns(game: Game, opt: Options):
             singular = (
                 finish
                 & (remaining >= min_depth)
-                & (_get(f.ext, sp) < max_ext)
-                & (_get(f.extended, sp) == 0)
-                & (_get(f.best_move, sp) >= 0)
-                & (best > _get(f.alpha0, sp))
+                & (cur.ext < max_ext)
+                & (cur.extended == 0)
+                & (cur.best_move >= 0)
+                & (best > cur.alpha0)
                 & (best < beta)
-                & (best - _get(f.second, sp) >= margin)
+                & (best - cur.second >= margin)
             )
             finish = finish & ~singular
 
         # ---- the next child of the current frame (computed by every lane, used by some)
         # selection on demand: the best remaining move (first among equals); a cutoff
         # usually comes before the rest need ordering, so no full sort is paid for
-        row = _get(f.keys, sp)  # [A]
+        row = cur.keys  # [A]
         move = jnp.argmax(row).astype(jnp.int32)
-        parent = jax.tree.map(lambda x: _get(x, sp), f.state)
+        parent = jax.tree.map(lambda x: _get(x, sp), lane.frames.state)
         child = game.step(parent, move)
         c_remaining = remaining - 1
         if opt.null_move:  # the probe: the side to move passes, searched R plies shallower
@@ -387,7 +440,7 @@ def _search_fns(game: Game, opt: Options):
             alpha = jnp.where(null_now, jnp.nextafter(beta, NEG_INF), alpha)
         extend_now = jnp.bool_(False)
         if opt.singular:
-            extend_now = (_get(f.extended, sp) == 1) & ~null_now
+            extend_now = (cur.extended == 1) & ~null_now
             c_remaining = c_remaining + extend_now.astype(jnp.int32)
         child_mover = game.player(child)
         same = child_mover == mover
@@ -401,7 +454,7 @@ def _search_fns(game: Game, opt: Options):
             horizon = (c_remaining <= -opt.quiescence) | ((c_remaining <= 0) & ~noisy)
         parent_view = leaf_values(game, child)[jnp.clip(mover, 0, game.num_players - 1)]
         is_leaf = terminal | horizon
-        on_pv = _get(f.on_pv, sp) & (move == _get(lane.prev_pv, sp)) & ~null_now
+        on_pv = cur.on_pv & (move == _get(lane.prev_pv, sp)) & ~null_now
         tt_value = jnp.float32(0.0)
         tt_stop = jnp.bool_(False)
         child_tt_move = jnp.int32(-1)
@@ -421,7 +474,7 @@ def _search_fns(game: Game, opt: Options):
         if opt.probcut is not None:
             pc_depth, _, a, b, sigma, t = opt.probcut
             at_depth = (c_remaining == pc_depth) & ~is_leaf & ~tt_stop
-            children = jax.vmap(lambda x: game.step(child, x))(jnp.arange(num_actions))
+            children = jax.vmap(lambda x: game.step(child, x))(actions)
             legal = game.legal_mask(child)
             shallow = jnp.max(
                 jnp.where(
@@ -444,54 +497,55 @@ def _search_fns(game: Game, opt: Options):
 
         # ---- the finished frame's value, for its parent
         value = best
-        up = jnp.maximum(sp - 1, 0)
-        up_value = jnp.where(_get(f.mover, up) == mover, value, -value)
-        up_move = _get(f.last_move, up)
+        up_value = jnp.where(par.mover == mover, value, -value)
 
-        # ---- one report: a settled child to this frame, or this frame to its parent
+        # ---- the current frame after this event's move
         moved = expand & ~null_now  # a null probe takes no move off the list
-        f = f._replace(
-            cursor=_set(f.cursor, sp, cursor + 1, moved),
-            keys=_set(f.keys, sp, jnp.where(jnp.arange(num_actions) == move, -jnp.inf, row), moved),
-            last_move=_set(f.last_move, sp, move, expand),
+        here = cur._replace(
+            cursor=jnp.where(moved, cursor + 1, cursor),
+            keys=jnp.where(moved & (actions == move), -jnp.inf, row),
+            last_move=jnp.where(expand, move, cur.last_move),
         )
         if opt.null_move:
-            f = f._replace(null_pending=_set(f.null_pending, sp, False, expand))
+            here = here._replace(null_pending=here.null_pending & ~expand)
         if opt.singular:
             # a singular node searches its best move again: only that move left, the
             # runner-up as its value so far, and the next child one ply deeper
-            second = _get(f.second, sp)
-            again = jnp.where(jnp.arange(num_actions) == _get(f.best_move, sp), 0.0, -jnp.inf)
-            line = jnp.full((frames_n,), -1, jnp.int32).at[0].set(_get(f.second_move, sp))
-            f = f._replace(
-                keys=_set(f.keys, sp, again, singular),
-                count=_set(f.count, sp, cursor + 1, singular),
-                best=_set(f.best, sp, second, singular),
-                best_move=_set(f.best_move, sp, _get(f.second_move, sp), singular),
-                pv=_set(f.pv, sp, line, singular),
-                alpha=_set(f.alpha, sp, jnp.maximum(_get(f.alpha0, sp), second), singular),
-                extended=_set(
-                    f.extended, sp, jnp.where(singular, 1, 2), singular | (extend_now & expand)
+            again = jnp.where(actions == cur.best_move, 0.0, -jnp.inf)
+            line = jnp.full((frames_n,), -1, jnp.int32).at[0].set(cur.second_move)
+            here = here._replace(
+                keys=jnp.where(singular, again, here.keys),
+                count=jnp.where(singular, cursor + 1, here.count),
+                best=jnp.where(singular, cur.second, here.best),
+                best_move=jnp.where(singular, cur.second_move, here.best_move),
+                pv=jnp.where(singular, line, here.pv),
+                alpha=jnp.where(singular, jnp.maximum(cur.alpha0, cur.second), here.alpha),
+                extended=jnp.where(
+                    singular | (extend_now & expand),
+                    jnp.where(singular, 1, 2),
+                    here.extended,
                 ),
             )
         lane = lane._replace(
-            frames=f,
             nodes=lane.nodes + expand.astype(jnp.int32),
             leaves=lane.leaves + (expand & is_leaf).astype(jnp.int32),
             tt_hits=lane.tt_hits + (expand & tt_stop).astype(jnp.int32),
             cut_short=lane.cut_short
             + (expand & ((is_leaf & ~terminal) | tt_stop | probcut_stop)).astype(jnp.int32),
         )
-        lane = give(
+        # ---- one report: a settled child to this frame, or this frame to its parent
+        target = jnp.where(finish, up, sp)
+        lane, report = give(
             lane,
-            jnp.where(expand, sp, up),
+            jax.tree.map(lambda p, h: jnp.where(finish, p, h), par, here),
+            target,
             jnp.where(expand, settled, up_value),
-            jnp.where(expand, move, up_move),
-            jnp.where(expand, jnp.full((frames_n,), -1, jnp.int32), _get(f.pv, sp)),
-            jnp.where(expand, remaining, _get(f.remaining, up)),
+            jnp.where(expand, move, par.last_move),
+            jnp.where(expand, jnp.full((frames_n,), -1, jnp.int32), cur.pv),
+            jnp.where(expand, remaining, par.remaining),
             (expand & settle) | (finish & (sp > 0)),
         )
-        lane = open_frame(
+        opened = new_frame(
             lane,
             sp + 1,
             child,
@@ -501,10 +555,13 @@ def _search_fns(game: Game, opt: Options):
             c_remaining,
             child_tt_move,
             null_now,
-            _get(f.ext, sp) + extend_now.astype(jnp.int32),
-            push,
+            cur.ext + extend_now.astype(jnp.int32),
         )
+        rows = _write(lane.frames.rows, target, _pack(report))
+        rows = _write(rows, sp + 1, _pack(opened), push)
+        state = _write(lane.frames.state, sp + 1, child, push)
         lane = lane._replace(
+            frames=Frames(state=state, rows=rows),
             sp=jnp.where(push, sp + 1, jnp.where(finish, up, sp)),
             done=lane.done | (finish & (sp == 0)),
         )
@@ -514,9 +571,9 @@ def _search_fns(game: Game, opt: Options):
             lower = value >= beta
             if opt.bounds:  # reaching a window narrowed to `high` proves the value is `high`
                 lower = lower & (value < game.value_bounds(parent)[1])
-            flag = jnp.where(value <= _get(f.alpha0, sp), UPPER, jnp.where(lower, LOWER, EXACT))
+            flag = jnp.where(value <= cur.alpha0, UPPER, jnp.where(lower, LOWER, EXACT))
             key = game.hash(parent)
-            entry = _tt_pack(value, jnp.maximum(remaining, 0), flag, _get(f.best_move, sp))
+            entry = _tt_pack(value, jnp.maximum(remaining, 0), flag, cur.best_move)
             # replacement: a slot holding another position is overwritten; one holding this
             # position keeps a deeper result, or an exact one of the same depth
             held, _, held_depth, held_flag, _ = _tt_probe(table, key, opt.tt_bits)
@@ -532,30 +589,12 @@ def _search_fns(game: Game, opt: Options):
         return lane, store
 
     def start(root, root_id, depth, prev_pv, killers, history, table):
-        frames = Frames(
-            state=jax.tree.map(lambda x: jnp.zeros((frames_n, *x.shape), x.dtype), root),
-            mover=jnp.zeros((frames_n,), jnp.int32),
-            alpha=jnp.zeros((frames_n,), jnp.float32),
-            beta=jnp.zeros((frames_n,), jnp.float32),
-            alpha0=jnp.zeros((frames_n,), jnp.float32),
-            best=jnp.zeros((frames_n,), jnp.float32),
-            best_move=jnp.full((frames_n,), -1, jnp.int32),
-            keys=jnp.full((frames_n, num_actions), -jnp.inf, jnp.float32),
-            last_move=jnp.full((frames_n,), -1, jnp.int32),
-            count=jnp.zeros((frames_n,), jnp.int32),
-            cursor=jnp.zeros((frames_n,), jnp.int32),
-            pv=jnp.full((frames_n, frames_n), -1, jnp.int32),
-            on_pv=jnp.zeros((frames_n,), jnp.bool_),
-            remaining=jnp.zeros((frames_n,), jnp.int32),
-            null_pending=jnp.zeros((frames_n,), jnp.bool_),
-            after_null=jnp.zeros((frames_n,), jnp.bool_),
-            second=jnp.full((frames_n,), -jnp.inf, jnp.float32),
-            second_move=jnp.full((frames_n,), -1, jnp.int32),
-            ext=jnp.zeros((frames_n,), jnp.int32),
-            extended=jnp.zeros((frames_n,), jnp.int32),
-        )
+        empty = _pack(_empty_frame(num_actions, frames_n))
         lane = Lane(
-            frames=frames,
+            frames=Frames(
+                state=jax.tree.map(lambda x: jnp.zeros((frames_n, *x.shape), x.dtype), root),
+                rows=jnp.broadcast_to(empty, (frames_n, empty.shape[0])),
+            ),
             sp=jnp.int32(0),
             done=root_id < 0,
             root=root_id,
@@ -573,7 +612,7 @@ def _search_fns(game: Game, opt: Options):
         # reach the best possible value ends the search at once, as a cutoff)
         low, high = jnp.float32(game.utility_min), jnp.float32(game.utility_max)
         root_tt_move = tt_best_move(table, root) if use_tt else jnp.int32(-1)
-        lane = open_frame(lane, 0, root, low, high, jnp.bool_(True), depth, root_tt_move)
+        opened = new_frame(lane, 0, root, low, high, jnp.bool_(True), depth, root_tt_move)
         # a terminal root, or depth 0: the root is a leaf
         terminal = game.terminal(root)
         is_leaf = terminal | (depth <= 0)
@@ -581,10 +620,13 @@ def _search_fns(game: Game, opt: Options):
             is_leaf = terminal
         mover = jnp.clip(game.player(root), 0, game.num_players - 1)
         leaf = leaf_values(game, root)[mover]
-        frames = lane.frames
-        frames = frames._replace(
-            best=frames.best.at[0].set(jnp.where(is_leaf, leaf, frames.best[0])),
-            count=frames.count.at[0].set(jnp.where(is_leaf, 0, frames.count[0])),
+        opened = opened._replace(
+            best=jnp.where(is_leaf, leaf, opened.best),
+            count=jnp.where(is_leaf, 0, opened.count),
+        )
+        frames = Frames(
+            state=_write(lane.frames.state, 0, root),
+            rows=lane.frames.rows.at[0].set(_pack(opened)),
         )
         return lane._replace(
             frames=frames,
@@ -593,6 +635,11 @@ def _search_fns(game: Game, opt: Options):
         )
 
     return start, advance, frames_n
+
+
+def _root_frames(lanes: Lane, num_actions: int) -> Frame:
+    """Frame 0 (the root) of every lane, unpacked: ``[L]`` per field."""
+    return jax.vmap(lambda rows: _unpack(rows[0], num_actions))(lanes.frames.rows)
 
 
 class Results(NamedTuple):
@@ -711,13 +758,12 @@ def _search(
         complete = (lanes.cut_short == 0) if exact_leaves else jnp.zeros_like(finished)
         final = finished & ((lanes.depth >= target) | complete)
         slot = jnp.where(finished, lanes.root, n)  # out of range: dropped
+        top = _root_frames(lanes, game.num_actions)
         final_slot = jnp.where(final, lanes.root, n)
         results = Results(
-            value=results.value.at[final_slot].set(lanes.frames.best[:, 0], mode="drop"),
-            best_move=results.best_move.at[final_slot].set(
-                lanes.frames.best_move[:, 0], mode="drop"
-            ),
-            pv=results.pv.at[final_slot].set(lanes.frames.pv[:, 0], mode="drop"),
+            value=results.value.at[final_slot].set(top.best, mode="drop"),
+            best_move=results.best_move.at[final_slot].set(top.best_move, mode="drop"),
+            pv=results.pv.at[final_slot].set(top.pv, mode="drop"),
             nodes=results.nodes.at[slot].add(lanes.nodes, mode="drop"),
             leaves=results.leaves.at[slot].add(lanes.leaves, mode="drop"),
             cutoffs=results.cutoffs.at[slot].add(lanes.cutoffs, mode="drop"),
@@ -735,7 +781,7 @@ def _search(
             jax.tree.map(lambda x: x[jnp.maximum(root_id, 0)], roots),
             root_id,
             depth,
-            jnp.where(keep[:, None], lanes.frames.pv[:, 0], -1),
+            jnp.where(keep[:, None], top.pv, -1),
             jnp.where(keep[:, None, None], lanes.killers, -1),
             jnp.where(keep[:, None, None], lanes.history, 0.0),
             table,
