@@ -224,6 +224,56 @@ def test_random_explicit_trees(woods, combo):
             assert leaves[i] in (plain, bounded), (i, leaves[i], plain, bounded)
 
 
+@pytest.mark.parametrize("combo", ["off", "all"])
+def test_root_windows_are_fail_soft_on_explicit_trees(woods, combo):
+    """One window per root, drawn at random around the minimax value (below it, above it,
+    straddling it, touching it): inside the window the value is exact; at or below alpha it
+    is an upper bound on the true value, at or above beta a lower bound (Knuth and Moore's
+    fail-soft), and ``stats["bound"]`` says which. With a fixed move order (no TT, killers or
+    history), a narrower window visits a subset of the leaves of a wider one."""
+    packed, values, _ = woods
+    rng = np.random.default_rng(5)
+    n = len(values)
+    alpha = values + rng.integers(-4, 4, n) - rng.choice([0.0, 0.5], n)
+    beta = alpha + rng.integers(1, 5, n)
+    alpha[:8], beta[:8] = -np.inf, np.inf  # no window at all
+    options = search_options(COMBOS[combo])
+    game, roots, depth = packed.game, packed.roots, packed.depth
+    result = search.alphabeta_batch(game, roots, depth, window=(alpha, beta), **options)
+    got, bound = result.value[:, 0], result.stats["bound"]
+    low, high = values <= alpha, values >= beta
+    assert low.sum() > 20 and high.sum() > 20 and (~low & ~high).sum() > 20  # all three cases
+    np.testing.assert_array_equal(bound, np.where(low, -1, np.where(high, 1, 0)))
+    np.testing.assert_array_equal(got[~low & ~high], values[~low & ~high])
+    assert (values[low] <= got[low]).all() and (got[low] <= alpha[low]).all()
+    assert (beta[high] <= got[high]).all() and (got[high] <= values[high]).all()
+    if combo == "off":
+        full = search.alphabeta_batch(game, roots, depth, **options)
+        np.testing.assert_array_equal(full.value[:, 0], values)
+        assert (full.stats["bound"] == 0).all()
+        narrow, wide = leaves_per_root(result), leaves_per_root(full)
+        assert (narrow <= wide).all() and narrow.sum() < wide.sum()
+        # and the bounds are fail-soft, not clamped to the window
+        assert (got[low] < alpha[low]).any() and (got[high] > beta[high]).any()
+
+
+@pytest.mark.parametrize(
+    "window",
+    [(1.0, 0.0), (0.0, float("nan")), ([0.0, 0.0, 0.0], 1.0), "wide", (0.0,)],
+)
+def test_bad_windows_are_refused_before_any_search(window):
+    game = jaxgames.make("tictactoe")
+    roots = kernels.stack([game.init()] * 2)
+    with pytest.raises(jaxgames.GameError, match="alphabeta: window"):
+        search.alphabeta_batch(game, roots, 2, window=window)
+
+
+def test_a_window_runs_the_device_search_only():
+    game = jaxgames.make("tictactoe")
+    with pytest.raises(jaxgames.GameError, match="window needs mode='device'"):
+        search.alphabeta(game, game.init(), 6, mode="host", window=(-0.5, 0.5))
+
+
 # ---------------------------------------------------------------------- uniform trees
 UNIFORM = {  # name -> (game parameters, option sets)
     "b3d4": (
@@ -441,6 +491,27 @@ def test_exact_scores_of_late_positions(late_positions):
             cols = PonsSolver.columns(moves)
             wins_now = completes_line(play(cols, a, mover), a, game.width)
             assert score == ((game.cells + 1 - len(moves)) // 2 if wins_now else 0), (moves, a)
+
+
+def test_a_null_window_decides_win_draw_or_loss():
+    """The null window (-eps, eps) around a draw decides each published late-game line
+    without its exact score: a win comes back as a lower bound of at least the smallest win,
+    a loss as an upper bound, a draw as exactly 0."""
+    game = jaxgames.make("connect4")
+    lines = PONS[200:264]
+    roots = kernels.stack([game.parse(m) for m, _ in lines])
+    depth = game.cells - min(len(m) for m, _ in lines)
+    eps = 1e-6
+    result = search.alphabeta_batch(game, roots, depth, window=(-eps, eps))
+    score = np.array([int(s) for _, s in lines])
+    got = np.array([result.value[i, len(m) % 2] for i, (m, _) in enumerate(lines)])
+    assert len(set(np.sign(score))) == 3  # wins, draws and losses among them
+    np.testing.assert_array_equal(result.stats["bound"], np.sign(score))
+    smallest_win = 1 / game.max_score
+    assert (got[score > 0] >= smallest_win).all() and (got[score < 0] <= -smallest_win).all()
+    assert (got[score == 0] == 0).all()
+    full = search.alphabeta_batch(game, roots, depth)  # the exact scores, at a price
+    assert result.stats["nodes"] < full.stats["nodes"]
 
 
 def test_shrinking_lanes_keep_every_published_score():

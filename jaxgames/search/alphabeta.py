@@ -38,6 +38,10 @@ returns ``high`` (or ``low``) without a move. A fail-soft value of the narrowed 
 still a valid bound for the caller's window; only "reaches ``high``" means "equals ``high``",
 which the table records as exact.
 
+The roots' window is the game's utility range unless the caller gives one (``window``):
+then the value is fail-soft, exact inside the window and a bound at or beyond its edges, so
+a null window asks one yes/no question (does the side to move win?) for fewer nodes.
+
 Pruning never changes the value: the result equals :func:`jaxgames.search.minimax_batch`
 (to float32 rounding: the same EVAL may be compiled into differently fused code).
 Forward pruning (beam, ProbCut, null-move pruning) and singular extensions do, and are off
@@ -588,7 +592,8 @@ def _search_fns(game: Game, opt: Options):
             )
         return lane, store
 
-    def start(root, root_id, depth, prev_pv, killers, history, table):
+    def start(job, root_id, depth, prev_pv, killers, history, table):
+        root, window = job  # the root state and its search window float32[2]
         empty = _pack(_empty_frame(num_actions, frames_n))
         lane = Lane(
             frames=Frames(
@@ -608,9 +613,10 @@ def _search_fns(game: Game, opt: Options):
             tt_hits=jnp.int32(0),
             cut_short=jnp.int32(0),
         )
-        # the root window: the utility bounds (no value lies outside them, so a move proven to
-        # reach the best possible value ends the search at once, as a cutoff)
-        low, high = jnp.float32(game.utility_min), jnp.float32(game.utility_max)
+        # the root window: the caller's, within the utility bounds (no value lies outside
+        # them, so a move proven to reach the best possible value ends the search at once)
+        low = jnp.maximum(window[0], jnp.float32(game.utility_min))
+        high = jnp.minimum(window[1], jnp.float32(game.utility_max))
         root_tt_move = tt_best_move(table, root) if use_tt else jnp.int32(-1)
         opened = new_frame(lane, 0, root, low, high, jnp.bool_(True), depth, root_tt_move)
         # a terminal root, or depth 0: the root is a leaf
@@ -687,6 +693,8 @@ def _search(
     table,
 ):
     """Search every root to ``target`` plies with ``phases[0]`` lanes and a work queue.
+
+    ``roots`` is the pair (states ``[N]``, windows float32``[N, 2]``).
 
     Lanes advance in lockstep, ``events`` events between refills. A lane that finishes either
     searches the same root one ply deeper (iterative deepening, from ``first_depth``) with
@@ -974,6 +982,7 @@ def alphabeta_batch(
     events: int = 16,
     shrink: int = 4,
     bounds: bool = True,
+    window: tuple[Any, Any] | None = None,
 ) -> BatchSearchResult:
     """Depth-limited alpha-beta of many roots at once, each lane its own search.
 
@@ -1016,10 +1025,21 @@ def alphabeta_batch(
         bounds: narrow every node's window to the game's ``value_bounds`` (when it has
             them): a move that reaches the best value still possible cuts its siblings.
             Exact: the value is unchanged.
+        window: the roots' search window ``(alpha, beta)``, for the side to move at each
+            root: two numbers, or two arrays ``[N]`` (one window per root). None: the
+            game's utility range, so every value is exact. With a window, the value is
+            fail-soft (Knuth and Moore): inside ``(alpha, beta)`` it is exact; at or below
+            alpha it is an upper bound (true <= value <= alpha), at or above beta a lower
+            bound (beta <= value <= true), and the best move and PV are then only those of
+            the bound. A null window answers one question cheaply: ``(-eps, eps)`` whether
+            the side to move wins, draws or loses; a sequence of them (MTD(f), Plaat et
+            al. 1996) finds the exact value.
 
     Returns:
         A :class:`BatchSearchResult`; ``stats`` holds totals and per-root ``leaves``,
-        ``cutoffs`` and ``tt_hits`` arrays, and ``exact`` (False with forward pruning).
+        ``cutoffs`` and ``tt_hits`` arrays, ``bound`` (int8 per root: 0 exact, -1 an upper
+        bound, +1 a lower bound; all 0 without ``window``), and ``exact`` (False with
+        forward pruning).
     """
     _validate(game, depth)
     start_time = time.perf_counter()
@@ -1060,19 +1080,21 @@ def alphabeta_batch(
         bounds=bool(bounds) and game.has_value_bounds,
     )
     n = batch_size(states)
+    alpha, beta = _root_window(game, window, n)
     devices = jax.local_device_count()
     mesh = local_mesh() if devices > 1 and n % devices == 0 else None
     share = n // devices if mesh is not None else n  # roots per device
     num_lanes = min(share, int(lanes))
     roots = jax.tree.map(jnp.asarray, states)
+    jobs = (roots, jnp.asarray(np.stack([alpha, beta], 1)))  # each root with its window
     tables = jnp.zeros((devices if mesh else 1, 1 << tt_bits if tt_bits else 1, 4), jnp.uint32)
     if mesh is not None:
-        roots = shard_batch(roots, mesh)
+        jobs = shard_batch(jobs, mesh)
         tables = shard_batch(tables, mesh)
     first = 1 if (iterative_deepening and depth > 1) else depth
     phases = lane_phases(num_lanes, int(shrink))
     results, _ = _search_on_devices(
-        game, opt, phases, int(events), mesh, roots, jnp.int32(depth), jnp.int32(first), tables
+        game, opt, phases, int(events), mesh, jobs, jnp.int32(depth), jnp.int32(first), tables
     )
     value = np.asarray(results.value, np.float32)
     mover = np.clip(np.asarray(jax.vmap(game.player)(roots)), 0, 1)
@@ -1085,8 +1107,12 @@ def alphabeta_batch(
         for key in ("nodes", "leaves", "cutoffs", "tt_hits")
     }
     stats = {k: int(v.sum()) for k, v in per_root.items()}
+    # fail-soft: a value at a window edge the utility range leaves room beyond is a bound
+    upper = (value <= alpha) & (alpha > game.utility_min)
+    lower = (value >= beta) & (beta < game.utility_max)
     stats.update(
         {
+            "bound": np.where(upper, -1, np.where(lower, 1, 0)).astype(np.int8),
             "leaves_per_root": per_root["leaves"],
             "cutoffs_per_root": per_root["cutoffs"],
             "tt_hits_per_root": per_root["tt_hits"],
@@ -1105,6 +1131,35 @@ def alphabeta_batch(
         nodes=per_root["nodes"],
         stats=stats,
     )
+
+
+def _root_window(game: Game, window: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The roots' windows as two float32[N] arrays (alpha, beta); a bad one is refused."""
+    if window is None:
+        alpha, beta = game.utility_min, game.utility_max
+    else:
+        try:
+            alpha, beta = window
+        except (TypeError, ValueError):
+            raise GameError(
+                f"alphabeta: window must be a pair (alpha, beta), got {window!r}"
+            ) from None
+    try:
+        alpha = np.broadcast_to(np.asarray(alpha, np.float32), (n,))
+        beta = np.broadcast_to(np.asarray(beta, np.float32), (n,))
+    except ValueError:
+        raise GameError(
+            f"alphabeta: window bounds must be numbers or arrays of one per root ({n}), got "
+            f"shapes {np.shape(alpha)} and {np.shape(beta)}"
+        ) from None
+    bad = np.flatnonzero(~(alpha < beta))  # NaN is bad too
+    if bad.size:
+        i = int(bad[0])
+        raise GameError(
+            f"alphabeta: window needs alpha < beta, but root {i} has "
+            f"({alpha[i]}, {beta[i]}) ({bad.size} roots in all)"
+        )
+    return alpha, beta
 
 
 def alphabeta(
@@ -1131,7 +1186,7 @@ def alphabeta(
     ``benchmarks/alphabeta.py`` on a 2-core CPU, on single roots of its game, the device
     search was faster at depth 4 (184 vs 130 positions/s) and the two level at depth 6
     (43.0 vs 43.3; with the game's weaker ordering of before, 23.1 vs 31.5). Both return
-    the exact alpha-beta value.
+    the exact alpha-beta value. With a ``window``, only the device search runs.
 
     Args:
         options: passed to :func:`alphabeta_batch` (ordering switches, TT, quiescence...).
@@ -1139,8 +1194,11 @@ def alphabeta(
     _validate(game, depth)
     if mode not in ("auto", "device", "host"):
         raise GameError(f"alphabeta: mode must be auto, device or host, got {mode!r}")
+    windowed = options.get("window") is not None
+    if windowed and mode == "host":
+        raise GameError("alphabeta: a window needs mode='device' (the host driver has none)")
     if mode == "auto":
-        mode = "host" if depth >= 6 else "device"
+        mode = "host" if depth >= 6 and not windowed else "device"
     if mode == "host" and depth > split:
         return _host_driver(game, state, depth, split, **options)
     result = alphabeta_batch(game, stack([to_numpy(state)]), depth, **options)
