@@ -381,6 +381,30 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
             f"{out['one_width']['positions_per_s']:,.1f} positions/s, {seconds_w:.2f} s steady; "
             f"phases save {seconds_w / seconds:.2f}x"
         )
+    if "window" in inspect.signature(alphabeta_batch).parameters:
+        # the question OpenSpiel's solve answers (win, draw or loss), by a null window
+        eps = 1e-6
+        first_n, seconds_n, res_n = search_twice(
+            game, roots, depth, game.parse(FINISHED), window=(-eps, eps)
+        )
+        got = [np.sign(res_n.value[i, len(m) % 2]) for i, (m, _) in enumerate(lines)]
+        sign_bad = sum(int(g) != int(np.sign(s)) for g, (_, s) in zip(got, lines, strict=True))
+        out["win_draw_loss"] = {
+            "window": [-eps, eps],
+            "first_call_s": first_n,
+            "seconds": seconds_n,
+            "positions_per_s": len(lines) / seconds_n,
+            "nodes": res_n.stats["nodes"],
+            "nodes_per_position": res_n.stats["nodes"] / len(lines),
+            "largest_search": int(np.max(res_n.nodes)),
+            "sign_mismatches": sign_bad,
+        }
+        print(
+            f"jaxgames, win/draw/loss only (null window): "
+            f"{out['win_draw_loss']['positions_per_s']:,.1f} positions/s, {seconds_n:.2f} s, "
+            f"{out['win_draw_loss']['nodes_per_position']:.1f} nodes/pos; "
+            f"sign mismatches vs file: {sign_bad}"
+        )
     if peer:
         pyspiel, _ = peer
         os_game = pyspiel.load_game("connect_four")
@@ -399,6 +423,9 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
                 "ratio_positions_per_s": out["positions_per_s"] / row["positions_per_s"],
             }
         )
+        if "win_draw_loss" in out:  # the same question as OpenSpiel's (its utility is +-1)
+            wdl = out["win_draw_loss"]
+            wdl["ratio_positions_per_s"] = wdl["positions_per_s"] / row["positions_per_s"]
         out["openspiel"] = row
         print(
             f"OpenSpiel: {row['positions']} positions, {row['positions_per_s']:,.1f} positions/s, "
@@ -406,6 +433,11 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
             f"(ours {ours_nodes:,.0f} on the same); win/draw/loss sign mismatches: {sign_bad}; "
             f"ours/OpenSpiel {row['ratio_positions_per_s']:.2f}x"
         )
+        if "win_draw_loss" in out:
+            print(
+                f"win/draw/loss (the question OpenSpiel answers): ours/OpenSpiel "
+                f"{out['win_draw_loss']['ratio_positions_per_s']:.2f}x"
+            )
     return out
 
 

@@ -225,9 +225,22 @@ def test_random_games_match_reference(w, h, k):
             assert game.format(state) == ref.grid()
             again = game.parse(game.format(state))  # hash recomputed from scratch
             assert_same_state(again, state)
+            if (h + 1) * w <= 64:  # the stones as bitboards, bit = column * (h + 1) + row
+                assert np.asarray(state.words[2:]).tolist() == ref_bitboards(ref)
             if i < len(moves):
                 state = step(state, jnp.int32(moves[i]))
                 ref.play(moves[i])
+
+
+def ref_bitboards(ref: Ref) -> list[int]:
+    """x's and o's stones as two 64-bit bitboards in Pons's layout (a spare bit atop each
+    column), each split into (low, high) 32-bit words."""
+    boards = {"x": 0, "o": 0}
+    for c, col in enumerate(ref.cols):
+        for r, piece in enumerate(col):
+            boards[piece] |= 1 << (c * (ref.h + 1) + r)
+    mask = (1 << 32) - 1
+    return [boards["x"] & mask, boards["x"] >> 32, boards["o"] & mask, boards["o"] >> 32]
 
 
 def reorder(rng: random.Random, w: int, h: int, k: int, moves: list[int]) -> list[int]:
@@ -264,7 +277,7 @@ def test_hash_independent_of_move_order(w, h, k):
         changed += other != moves
         a, b = play(game, moves), play(game, other)
         assert_same_state(a, b)
-        key = tuple(np.asarray(a.hash).tolist())
+        key = tuple(np.asarray(game.hash(a)).tolist())
         seen.setdefault(key, game.format(a))
         assert seen[key] == game.format(a), "two positions share a hash"
     assert changed > 20

@@ -66,7 +66,9 @@ class ConnectFourState(NamedTuple):
     heights: jax.Array  # int8[W]: stones in each column
     num_moves: jax.Array  # int32[]: stones on the board
     winner: jax.Array  # int8[]: -1 none, 0 x, 1 o
-    hash: jax.Array  # uint32[2]: Zobrist key
+    words: jax.Array  # uint32[6]: the Zobrist key (2 words), then x's and o's stones as
+    # bitboards (2 words each, Pons's layout, below; zeros on boards of more than 64 bits,
+    # which do without them). One array: each array of the state costs the search per node
 
 
 def _all_lines(width: int, height: int, connect: int) -> np.ndarray:
@@ -151,12 +153,10 @@ class ConnectFour(Game):
         centre[(width - 1) // 2] = centre[width // 2] = 1.0
         self._centre_bonus = np.tile(centre, (height, 1))  # [H, W]
         # bitboards (Pons's layout, below) where (H + 1) * W bits fit in 64
-        self._bit_cells = self._cell_bits = None
+        self._cell_bits = None
         if (height + 1) * width <= 64:
             col, row = np.arange(self.cells) % width, np.arange(self.cells) // width
             self._cell_bits = (col * (height + 1) + row).astype(np.int32)  # [cells]
-            self._bit_cells = np.full((64,), self.cells, np.int32)  # [64]: cells = none
-            self._bit_cells[self._cell_bits] = np.arange(self.cells)
             self._board_bits = sum(1 << int(b) for b in self._cell_bits)
             # per direction (the bit step along a line): the first bits of its lines
             self._line_starts: dict[int, int] = {}
@@ -176,7 +176,7 @@ class ConnectFour(Game):
             heights=jnp.zeros((self.width,), jnp.int8),
             num_moves=jnp.int32(0),
             winner=jnp.int8(-1),
-            hash=jnp.zeros((2,), jnp.uint32),
+            words=jnp.zeros((6,), jnp.uint32),
         )
 
     def player(self, state: ConnectFourState) -> jax.Array:
@@ -199,19 +199,29 @@ class ConnectFour(Game):
         col = jnp.asarray(action, jnp.int32)
         cell = state.heights[col].astype(jnp.int32) * self.width + col  # int32[]
         board = state.board.at[cell].set(piece, mode="drop")  # [cells]
-        through = jnp.asarray(self._through)[cell]  # [M, connect]
-        # one always-empty cell past the end stands for the padding index, so the gather
-        # needs no bounds handling
-        padded = jnp.concatenate([board, jnp.zeros((1,), board.dtype)])  # [cells + 1]
-        stones = padded.at[through].get(mode="promise_in_bounds")  # [M, connect]
-        win = jnp.any(jnp.all(stones == piece, axis=1))
         key = jnp.asarray(self._zobrist)[cell, p] ^ jnp.asarray(self._zobrist_side)  # [2]
+        words = state.words ^ jnp.concatenate([key, jnp.zeros((4,), jnp.uint32)])
+        if self._cell_bits is not None:  # the mover's bitboard gains the stone; a line of
+            # the mover anywhere is new (the game would have ended before)
+            bit = col * (self.height + 1) + state.heights[col].astype(jnp.int32)
+            x, o = self._stones(state)
+            mine = bitboard.or_(bitboard.choose(p == 0, x, o), bitboard.square(bit))
+            x, o = bitboard.choose(p == 0, mine, x), bitboard.choose(p == 0, o, mine)
+            words = jnp.concatenate([words[:2], jnp.stack([*x, *o])])
+            win = self._connects(mine)
+        else:
+            through = jnp.asarray(self._through)[cell]  # [M, connect]
+            # one always-empty cell past the end stands for the padding index, so the
+            # gather needs no bounds handling
+            padded = jnp.concatenate([board, jnp.zeros((1,), board.dtype)])  # [cells + 1]
+            stones = padded.at[through].get(mode="promise_in_bounds")  # [M, connect]
+            win = jnp.any(jnp.all(stones == piece, axis=1))
         return ConnectFourState(
             board=board,
             heights=state.heights.at[col].add(jnp.int8(1), mode="drop"),
             num_moves=state.num_moves + 1,
             winner=jnp.where(win, p.astype(jnp.int8), state.winner),
-            hash=state.hash ^ key,
+            words=words,
         )
 
     def terminal(self, state: ConnectFourState) -> jax.Array:
@@ -235,7 +245,7 @@ class ConnectFour(Game):
         strictly less than ``1 / max_score``, the smallest value of a decided game: a
         heuristic never outranks a proven win or loss. At terminal states it is ``utility``.
         """
-        if self._bit_cells is not None:
+        if self._cell_bits is not None:
             raw = self._raw_heuristic_bits(state)
         else:
             grid = state.board.reshape(self.height, self.width)  # [H, W]
@@ -292,7 +302,7 @@ class ConnectFour(Game):
     def winning_cells(self, state: ConnectFourState) -> jax.Array:
         """bool[2, H*W]: the empty cells where a stone of ``x`` (row 0) or ``o`` (row 1)
         would complete a line."""
-        if self._bit_cells is not None:
+        if self._cell_bits is not None:
             x, o, free = self._bitboards(state, jnp.int8(1))
             rows = [self._unpack(self._winning(side, free)) for side in (x, o)]
             return jnp.stack(rows)
@@ -315,12 +325,27 @@ class ConnectFour(Game):
     # Used where (H + 1) * W <= 64 (7x6: 49 bits), as two uint32 words.
     def _bitboards(self, state: ConnectFourState, piece: jax.Array) -> tuple[Bits, Bits, Bits]:
         """The stones of ``piece``, of the other side, and the empty cells, as bitboards."""
-        padded = jnp.concatenate([state.board, jnp.zeros((1,), state.board.dtype)])
-        cells = padded[jnp.asarray(self._bit_cells)]  # [64]: the cell at each bit
-        mine = bitboard.pack(cells == piece)
-        theirs = bitboard.pack((cells != 0) & (cells != piece))
-        free = bitboard.and_(bitboard.pack(cells == 0), bitboard.const(self._board_bits))
+        x, o = self._stones(state)
+        is_x = piece == 1
+        mine, theirs = bitboard.choose(is_x, x, o), bitboard.choose(is_x, o, x)
+        free = bitboard.and_(bitboard.const(self._board_bits), bitboard.not_(bitboard.or_(x, o)))
         return mine, theirs, free
+
+    @staticmethod
+    def _stones(state: ConnectFourState) -> tuple[Bits, Bits]:
+        """x's and o's stones as bitboards (from ``words``)."""
+        w = state.words
+        return (w[2], w[3]), (w[4], w[5])
+
+    def _connects(self, stones: Bits) -> jax.Array:
+        """bool: ``stones`` hold a line of ``connect`` in some direction."""
+        found = jnp.bool_(False)
+        for step in self._line_starts:
+            line = stones
+            for j in range(1, self.connect):
+                line = bitboard.and_(line, bitboard.shift(stones, -j * step))
+            found = found | bitboard.any_(line)
+        return found
 
     def _winning(self, stones: Bits, free: Bits) -> Bits:
         """The ``free`` bits that complete a line of ``connect`` with ``stones`` (for each
@@ -388,7 +413,7 @@ class ConnectFour(Game):
         piece = (self.player(state) + 1).astype(jnp.int8)
         heights = state.heights.astype(jnp.int32)  # [W]
         open_column = heights < self.height  # [W]
-        if self._bit_cells is not None:
+        if self._cell_bits is not None:
             mine, theirs, free = self._bitboards(state, piece)
             bit = jnp.arange(self.width) * (self.height + 1) + heights  # [W]: landing bits
             move, above = bitboard.square(bit), bitboard.square(bit + 1)  # [W] each
@@ -446,7 +471,7 @@ class ConnectFour(Game):
 
     def hash(self, state: ConnectFourState) -> jax.Array:
         """uint32[2]: the Zobrist key (cells x stones, plus a key when ``o`` is to move)."""
-        return state.hash
+        return state.words[:2]
 
     # ------------------------------------------------------------------ scores
     def score_from_value(self, value: float) -> int:
@@ -576,12 +601,17 @@ class ConnectFour(Game):
         for piece in (1, 2):
             if np.any(np.all(board[self.lines] == piece, axis=1)):
                 winner = piece - 1
+        bits = np.zeros((2, 2), np.uint32)
+        if self._cell_bits is not None:
+            for cell in np.flatnonzero(board):
+                bit = int(self._cell_bits[cell])
+                bits[board[cell] - 1, bit // 32] |= np.uint32(1 << (bit % 32))
         return ConnectFourState(
             board=jnp.asarray(board),
             heights=jnp.asarray(heights.astype(np.int8)),
             num_moves=jnp.int32(n),
             winner=jnp.int8(winner),
-            hash=jnp.asarray(key),
+            words=jnp.asarray(np.concatenate([key, bits.reshape(-1)])),
         )
 
     def sample_positions(self) -> list[str]:
