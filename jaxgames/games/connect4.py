@@ -338,14 +338,19 @@ class ConnectFour(Game):
         return (w[2], w[3]), (w[4], w[5])
 
     def _connects(self, stones: Bits) -> jax.Array:
-        """bool: ``stones`` hold a line of ``connect`` in some direction."""
-        found = jnp.bool_(False)
+        """bool: ``stones`` hold a line of ``connect`` in some direction.
+
+        The directions' line bits end in one reduction (``jnp.any`` over a stack), not in a
+        chain of ORs: XLA copies an elementwise chain into every consumer of the state's
+        winner (the search has a dozen), where a reduction is computed once.
+        """
+        lines = []
         for step in self._line_starts:
             line = stones
             for j in range(1, self.connect):
                 line = bitboard.and_(line, bitboard.shift(stones, -j * step))
-            found = found | bitboard.any_(line)
-        return found
+            lines += [line[0], line[1]]
+        return jnp.any(jnp.stack(lines) != 0)
 
     def _winning(self, stones: Bits, free: Bits) -> Bits:
         """The ``free`` bits that complete a line of ``connect`` with ``stones`` (for each
