@@ -11,8 +11,9 @@ Encoding:
 * Cell ``r * width + c`` is row ``r`` (0 = bottom) and column ``c`` (0 = left).
 * :class:`ConnectFourState` holds ``board`` (int8[H*W]: 0 empty, 1 x, 2 o), ``heights``
   (int8[W], stones per column), ``num_moves`` (int32; the player to move is
-  ``num_moves % 2``), ``winner`` (int8: -1 none, 0 x, 1 o) and ``hash`` (uint32[2], the
-  Zobrist key, kept incrementally).
+  ``num_moves % 2``), ``winner`` (int8: -1 none, 0 x, 1 o) and ``words`` (uint32[6]: the
+  Zobrist key, then x's and o's stones as bitboards in Pons's layout, two words each; all
+  kept incrementally by ``step``; the bitboards stay zero where (H + 1) * W > 64).
 
 Utility: the distance score of the public connect-four solvers (Pascal Pons, "Solving
 Connect 4"), scaled to ``[-1, 1]``. With ``score_base = (cells + 1) // 2 + 1`` (22 on 7x6)
