@@ -19,6 +19,12 @@ Sections (``--sections``; all by default):
 * ``trees``: leaves of alpha-beta (no ordering) on synthetic uniform trees with random and
   perfect move order: the effective branching factor ``L^(1/d)`` against ``b^(3/4)``, ``b^(1/2)``.
 
+Devices: ``--cpu-devices`` (default: one per core, as ``jaxgames evaluate`` does) splits the
+CPU into that many JAX devices before JAX starts; batches whose size they divide are then
+sharded over them, each device searching its share on its own core. ``--cpu-devices 1``
+measures one device. An ``XLA_FLAGS`` that sets a device count wins; the JSON records the
+devices in ``machine``.
+
 Timing: a jaxgames search compiles once per (batch size, depth, options). Its first call is
 made on N copies of a finished game (same shapes, so the same compiled program, and the search
 ends at once): that call's time is ``first_call_s``, tracing plus compilation. The real
@@ -44,7 +50,7 @@ from typing import Any
 
 import jax
 import numpy as np
-from jaxgames.kernels import batch_size, stack, take, to_numpy
+from jaxgames.kernels import batch_size, split_cpu, stack, take, to_numpy
 from machine import machine_info
 from report import table
 
@@ -255,6 +261,7 @@ def bench_bulk(game, moves, roots, depths, deep_positions) -> list[dict[str, Any
                 "tt_hits": st["tt_hits"],
                 "lanes": st.get("lanes"),
                 "lane_phases": st.get("lane_phases"),
+                "devices": st.get("devices"),
                 "ordering": st.get("ordering"),
                 "nodes_per_root": [int(x) for x in res.nodes],
             }
@@ -357,6 +364,7 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
         "mismatched": mismatches[:20],
         "lanes": res.stats.get("lanes"),
         "lane_phases": res.stats.get("lane_phases"),
+        "devices": res.stats.get("devices"),
         "ordering": res.stats.get("ordering"),
         "largest_search_vs_mean": float(np.max(res.nodes) / np.mean(res.nodes)),
     }
@@ -683,7 +691,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peer-eval", choices=sorted(PEER_EVALS), default="centre")
     parser.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
     parser.add_argument("--out", default=None, help="JSON path (default: results/ by backend)")
+    parser.add_argument(
+        "--cpu-devices", type=int, default=None, help="split the CPU (default: one per core)"
+    )
     args = parser.parse_args(argv)
+    split_cpu(args.cpu_devices)  # before JAX's first computation
     quick = args.quick
     n = args.positions or (200 if quick else 10000)
     depths = args.depths or ([4, 6] if quick else [4, 6, 8])

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from jaxgames.game import CHANCE, Game, GameError
+from jaxgames.kernels.sharding import split_cpu
 from jaxgames.positions import BadLine, read_positions
 from jaxgames.registry import list_games, make
 from jaxgames.search.levels import TooLarge
@@ -262,6 +263,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"evaluate: --chunk must be >= 1, got {args.chunk}")
     if args.distributed and not args.out:
         raise UsageError("evaluate: --distributed needs --out (process K writes OUT.partK)")
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise UsageError(f"evaluate: --cpu-devices must be >= 1, got {args.cpu_devices}")
+    # one CPU device per core, before JAX starts: the batch search is sharded over the
+    # local devices, so each core runs its own share (one device keeps to about one core)
+    split_cpu(args.cpu_devices)
     # joining the multi-process runtime must come before anything else touches JAX
     index, count = bulk.initialize_distributed() if args.distributed else (0, 1)
     game = _game(args.game)
@@ -576,6 +582,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="stop at the first bad line")
     p.add_argument(
         "--distributed", action="store_true", help="one process of a JAX multi-process run"
+    )
+    p.add_argument(
+        "--cpu-devices",
+        type=int,
+        default=None,
+        help="JAX devices the CPU is split into, the batch sharded over them (default: one "
+        "per core; 1: one device; an XLA_FLAGS device count wins)",
     )
     p.set_defaults(run=cmd_evaluate)
 

@@ -15,7 +15,13 @@ from jaxgames.kernels.playout import (
     sample_actions,
     sample_legal,
 )
-from jaxgames.kernels.sharding import batch_sharding, local_mesh, shard_batch, shard_multiple
+from jaxgames.kernels.sharding import (
+    batch_sharding,
+    local_mesh,
+    shard_batch,
+    shard_multiple,
+    split_cpu,
+)
 from jaxgames.kernels.states import (
     batch_size,
     concat,
@@ -50,6 +56,7 @@ __all__ = [
     "sample_legal",
     "shard_batch",
     "shard_multiple",
+    "split_cpu",
     "stack",
     "state_keys",
     "take",

@@ -10,6 +10,7 @@ data on another process's devices is not possible).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import jax
@@ -18,6 +19,33 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxgames.kernels.states import batch_size
 
 BATCH_AXIS = "batch"
+_CPU_DEVICES_FLAG = "--xla_force_host_platform_device_count"
+
+
+def split_cpu(count: int | None = None) -> bool:
+    """Expose the CPU to JAX as ``count`` devices (default: one per core), if still possible.
+
+    A batch sharded over the local devices then runs as ``count`` independent computations,
+    one per core. That pays for loops of many small kernels, which one CPU device runs
+    mostly on one core: bulk alpha-beta of connect four on a 2-core CPU ran twice as fast on
+    two devices as on one (``benchmarks/README.md``). It works only before JAX's backend
+    starts (the first computation), and it leaves an ``XLA_FLAGS`` that already sets a
+    device count alone. Other platforms (GPU, TPU) are unaffected.
+
+    Args:
+        count: devices to expose; ``None``: ``os.cpu_count()``; 1 or less: change nothing.
+
+    Returns:
+        True when the flag was set here, False when it could not be or was not wanted.
+    """
+    from jax._src import xla_bridge  # no public way to ask whether the backend started
+
+    count = (os.cpu_count() or 1) if count is None else int(count)
+    flags = os.environ.get("XLA_FLAGS", "")
+    if count <= 1 or _CPU_DEVICES_FLAG in flags or xla_bridge.backends_are_initialized():
+        return False
+    os.environ["XLA_FLAGS"] = f"{flags} {_CPU_DEVICES_FLAG}={count}".strip()
+    return True
 
 
 def local_mesh(axis: str = BATCH_AXIS) -> Mesh:

@@ -17,6 +17,11 @@ settings.load_profile("jaxgames")
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
 
+# JAX's backend starts now, with the devices of the environment: the command line run inside
+# this process (`jaxgames evaluate`) would otherwise split the CPU into one device per core
+# for every test after it. Subprocess tests choose their devices themselves.
+jax.devices()
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _drop_compiled_programs():

@@ -271,6 +271,7 @@ def test_evaluate_refuses_an_output_file_of_other_input(
         (["--chunk", "0"], "--chunk must be >= 1"),
         (["--format", "xml"], "invalid choice"),
         (["--distributed"], "--distributed needs --out"),
+        (["--cpu-devices", "0"], "--cpu-devices must be >= 1"),
     ],
 )
 def test_evaluate_bad_options_get_one_line(capsys, argv, words):

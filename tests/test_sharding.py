@@ -183,3 +183,39 @@ def test_alphabeta_searches_each_device_share_and_gives_the_same_values():
         child = game.step(state, got["best"][i])
         after = jaxgames.search.minimax(game, child, 3).value
         np.testing.assert_allclose(after, one.value[i], atol=1e-6)
+
+
+SPLIT = textwrap.dedent(
+    """
+    import json, sys
+    import jax
+    from jaxgames import kernels
+
+    asked = None if sys.argv[1] == "none" else int(sys.argv[1])
+    first = kernels.split_cpu(asked)
+    jax.numpy.zeros(1)  # the backend starts
+    again = kernels.split_cpu(8)  # too late now: nothing changes
+    print(json.dumps({"set": first, "again": again, "devices": jax.local_device_count()}))
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "asked, flags, expected",
+    [
+        ("3", "", {"set": True, "devices": 3}),
+        ("none", "", {"set": (os.cpu_count() or 1) > 1, "devices": os.cpu_count() or 1}),
+        ("1", "", {"set": False, "devices": 1}),
+        ("3", "--xla_force_host_platform_device_count=2", {"set": False, "devices": 2}),
+    ],
+)
+def test_split_cpu_before_jax_starts_and_never_after(asked, flags, expected):
+    """The CPU split into devices before the first computation; a device count already in
+    XLA_FLAGS, a count of 1, or a backend already running leave things as they are."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=flags)
+    proc = subprocess.run(
+        [sys.executable, "-c", SPLIT, asked], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    assert got == {**expected, "again": False}
