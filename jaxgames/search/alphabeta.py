@@ -15,7 +15,8 @@ In negamax form, every value is seen from the player to move at its node::
         return best                                                 (fail-soft)
 
 The recursion becomes an explicit stack per lane: each lane (one root) holds ``depth + q + 1``
-frames (state, window, best value, ordered moves, next-move cursor, principal variation), and
+frames (state, window, best value, ordered moves, next-move cursor, principal variation; all
+but the state packed into one float32 row per frame), and
 one ``lax.while_loop`` advances every lane by one event per iteration (expand the next child,
 or return the finished frame to its parent). Lanes run in lockstep and stop on their own.
 
@@ -118,18 +119,18 @@ class Frame(NamedTuple):
 
 _SCALARS = Frame._fields[:-2]
 _INTS = frozenset(
-    ("mover", "best_move", "last_move", "count", "cursor", "remaining", "second_move", "ext")
-    + ("extended",)
+    {"mover", "best_move", "last_move", "count", "cursor", "remaining", "second_move", "ext"}
+    | {"extended"}
 )
 _BOOLS = frozenset(("on_pv", "null_pending", "after_null"))
 
 
 def _pack(frame: Frame) -> jax.Array:
-    """A frame as one float32 row ``[scalars | keys | pv]`` (small ints are exact in float32).
+    """A frame as one float32 row ``[scalars | keys | pv]`` (ints below 2**24 are exact).
 
-    One row per frame makes an event one read and two writes of the stack, where a column per
-    field made it dozens of small gathers, scatters and loop-carried copies, whose fixed cost
-    dominated a narrow search on CPU.
+    One row per frame makes an event two reads and two writes of the stack, where a column
+    per field made it dozens of small gathers, scatters and loop-carried copies, whose fixed
+    cost dominated a narrow search on CPU.
     """
     scalars = jnp.stack([jnp.asarray(getattr(frame, k), jnp.float32) for k in _SCALARS])
     return jnp.concatenate([scalars, frame.keys.astype(jnp.float32), frame.pv.astype(jnp.float32)])
