@@ -27,7 +27,7 @@ def split_cpu(count: int | None = None) -> bool:
 
     A batch sharded over the local devices then runs as ``count`` independent computations,
     one per core. That pays for loops of many small kernels, which one CPU device runs
-    mostly on one core: bulk alpha-beta of connect four on a 2-core CPU ran twice as fast on
+    mostly on one core: bulk alpha-beta on a 2-core CPU ran twice as fast on
     two devices as on one (``benchmarks/README.md``). It works only before JAX's backend
     starts (the first computation), and it leaves an ``XLA_FLAGS`` that already sets a
     device count alone. Other platforms (GPU, TPU) are unaffected.
