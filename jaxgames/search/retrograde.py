@@ -58,11 +58,11 @@ How it runs
    float32 is 1.0000000298 / 6, a bias that would otherwise build up over long games).
 
 The result's ``residual`` is that float64 residual. The error of the values can exceed it
-by the inverse of the gap in the sweeps' rate of convergence (about 20x on Pig, where each
-sweep shrinks the change by about 4.5%; a ten times smaller ``tol`` costs about 40 more
-sweeps there). Pig to 100 (2,020,000 states) takes two rounds, about 500 sweeps, to a
-residual of 4e-12 at the default ``tol``; its first-player win probability then agrees with
-an independent float64 solve to about 1e-12.
+by the inverse of the gap in the sweeps' rate of convergence (about 20x on the dice race of
+``jaxgames/games``, where each sweep shrinks the change by about 4.5%; a ten times smaller
+``tol`` costs about 40 more sweeps there). That race to 100 (2,020,000 states) takes two
+rounds, about 500 sweeps, to a residual of 4e-12 at the default ``tol``; its first-player win
+probability then agrees with an independent float64 solve to about 1e-12.
 
 Sweeps are wide (every state at once) and few per round-trip to the host, which suits an
 accelerator; a Gauss-Seidel order along the game's progress would need fewer sweeps but
