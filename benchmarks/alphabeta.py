@@ -65,7 +65,7 @@ FINISHED = "1212121"  # x wins in column 1 on move 7: a terminal connect-four po
 WIDTH, HEIGHT = 7, 6
 SECTIONS = ("bulk", "peer", "solve", "single", "ordering", "trees", "lanes")
 PEER_POSITIONS = {4: 500, 6: 200, 8: 100}  # OpenSpiel positions per depth (else 50)
-FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt", "bounds")
+FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt", "bounds", "last_ply")
 
 
 # ---------------------------------------------------------------- machine and positions

@@ -40,6 +40,7 @@ OFF = {
     "iterative_deepening": False,
     "tt": False,
     "bounds": False,
+    "last_ply": False,
 }
 ALL = {key: True for key in OFF}
 COMBOS = {
@@ -173,6 +174,52 @@ def test_textbook_trees(name):
         assert leaves == 9 - ref["alphabeta_leaves_pruned"] == 7
     else:  # 8 of 20
         assert (leaves, ref["leaves_total"]) == (ref["alphabeta_leaves_evaluated"], 20) == (8, 20)
+
+
+def leaf_paths(node, path=()):
+    """The paths to the leaves of a nested-list tree, left to right."""
+    if not isinstance(node, list):
+        return [path]
+    return [p for i, child in enumerate(node) for p in leaf_paths(child, (*path, i))]
+
+
+def with_leaf(node, path, value):
+    """A copy of the tree with the leaf at ``path`` replaced by ``value``."""
+    if not path:
+        return value
+    return [with_leaf(c, path[1:], value) if i == path[0] else c for i, c in enumerate(node)]
+
+
+def test_aima_figure_5_2_prunes_exactly_the_4_and_the_6():
+    """Which leaves alpha-beta reads on AIMA's figure 5.2 (the worked exercise of figure
+    5.5), seen from outside. A leaf it prunes can be set to anything (+-100, beyond every
+    other leaf) without changing any part of the result (value, best move, PV, nodes,
+    leaves). Here each of the 7 leaves that textbook alpha-beta reads does change something
+    under one of the two, so 7 distinct leaves are seen read; with 7 leaves evaluated in
+    all, those are exactly the ones read, and the 2 pruned are C's 4 and 6."""
+    tree, ref = AIMA_FIG_5_2, TREES["aima_fig_5_2"]
+    paths = leaf_paths(tree)
+    trees = [tree]
+    for path in paths:
+        trees += [with_leaf(tree, path, 100), with_leaf(tree, path, -100)]
+    packed = forest.pack(trees)
+    result = alphabeta_batch(packed.game, packed.roots, packed.depth, OFF)
+    leaves = leaves_per_root(result)
+
+    def outcome(i):
+        pv = tuple(result.pv[i].tolist())
+        return result.value[i].tolist(), int(result.best_action[i]), pv, result.nodes[i], leaves[i]
+
+    read = [
+        p
+        for k, p in enumerate(paths)
+        if outcome(1 + 2 * k) != outcome(0) or outcome(2 + 2 * k) != outcome(0)
+    ]
+    assert leaves[0] == len(paths) - ref["alphabeta_leaves_pruned"] == len(read) == 7
+    assert read == [tuple(p) for p in ref["alphabeta_leaf_paths_evaluated"]]
+    assert [forest.subtree(tree, p) for p in read] == ref["alphabeta_leaves_evaluated_in_order"]
+    pruned = [p for p in paths if p not in read]
+    assert pruned == [(1, 1), (1, 2)] and [forest.subtree(tree, p) for p in pruned] == [4, 6]
 
 
 def test_single_root_alphabeta_on_aima_figure_5_2():
@@ -343,7 +390,7 @@ def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
 
     tree, connect4 = jaxgames.make("tree", name="aima"), jaxgames.make("connect4")
     assert ordering_switches(tree) == {
-        **dict.fromkeys(("hint", "killers", "history", "iterative_deepening"), True),
+        **dict.fromkeys(("hint", "killers", "history", "iterative_deepening", "last_ply"), True),
         "lanes": 512,
     }
     tuned = ordering_switches(connect4)

@@ -19,6 +19,8 @@ frames (state, window, best value, ordered moves, next-move cursor, principal va
 but the state packed into one float32 row per frame), and
 one ``lax.while_loop`` advances every lane by one event per iteration (expand the next child,
 or return the finished frame to its parent). Lanes run in lockstep and stop on their own.
+A child one ply above the horizon needs no frame (``last_ply``): its exact value is
+``max_a EVAL(RESULT(child, a))``, all its moves stepped and evaluated at once.
 
 Move ordering, each switchable so its effect can be measured: the game's own hint
 (``move_order_scores``: captures first), iterative deepening (the previous depth's principal
@@ -91,6 +93,7 @@ class Options(NamedTuple):
     null_move: int = 0  # 0: off; else the depth reduction R of the null-move search
     singular: tuple | None = None  # (min_depth, margin, max_extensions) or None
     bounds: bool = False  # narrow each window to the game's value_bounds
+    last_ply: bool = False  # a node one ply above the horizon is settled in one event
 
 
 class Frame(NamedTuple):
@@ -256,6 +259,44 @@ def _write(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
 
 
 # ---------------------------------------------------------------- one lane
+class Event(NamedTuple):
+    """What an event's first half hands to its second (per lane; see ``_search_fns``)."""
+
+    sp: Any
+    up: Any
+    cur: Any
+    par: Any
+    remaining: Any
+    cursor: Any
+    alpha: Any
+    beta: Any
+    best: Any
+    mover: Any
+    null_now: Any
+    expand: Any
+    finish: Any
+    singular: Any
+    row: Any
+    move: Any
+    parent: Any
+    child: Any
+    c_remaining: Any
+    extend_now: Any
+    child_mover: Any
+    sign: Any
+    c_alpha: Any
+    c_beta: Any
+    terminal: Any
+    parent_view: Any
+    is_leaf: Any
+    on_pv: Any
+    tt_value: Any
+    tt_stop: Any
+    child_tt_move: Any
+    probcut_stop: Any
+    probcut_value: Any
+
+
 def _search_fns(game: Game, opt: Options):
     """Per-lane functions of the lockstep search, closed over the game and options."""
     num_actions = game.num_actions
@@ -395,8 +436,9 @@ def _search_fns(game: Game, opt: Options):
             lane = lane._replace(history=history)
         return lane, out
 
-    def advance(lane: Lane, table: jax.Array, depth: jax.Array):
-        """One event: expand the next child of the current frame, or return the frame."""
+    def choose(lane: Lane, table: jax.Array) -> Event:
+        """An event's first half: the current frame expands its next child (settled at once
+        when it is a leaf or the table answers for it), or is finished."""
         sp = lane.sp
         up = jnp.maximum(sp - 1, 0)
         cur = _unpack(_get(lane.frames.rows, sp), num_actions)  # the current frame
@@ -493,10 +535,112 @@ def _search_fns(game: Game, opt: Options):
             low = at_depth & (predicted + t * sigma <= c_alpha)
             probcut_stop = high | low
             probcut_value = jnp.where(high, c_beta, c_alpha)
-        settle = is_leaf | tt_stop | probcut_stop
+        return Event(
+            sp=sp,
+            up=up,
+            cur=cur,
+            par=par,
+            remaining=remaining,
+            cursor=cursor,
+            alpha=alpha,
+            beta=beta,
+            best=best,
+            mover=mover,
+            null_now=null_now,
+            expand=expand,
+            finish=finish,
+            singular=singular,
+            row=row,
+            move=move,
+            parent=parent,
+            child=child,
+            c_remaining=c_remaining,
+            extend_now=extend_now,
+            child_mover=child_mover,
+            sign=sign,
+            c_alpha=c_alpha,
+            c_beta=c_beta,
+            terminal=terminal,
+            parent_view=parent_view,
+            is_leaf=is_leaf,
+            on_pv=on_pv,
+            tt_value=tt_value,
+            tt_stop=tt_stop,
+            child_tt_move=child_tt_move,
+            probcut_stop=probcut_stop,
+            probcut_value=probcut_value,
+        )
+
+    def fringe(child) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The exact value of a node one ply above the horizon (for its mover), its best
+        move and its number of moves: the best EVAL of all its children, computed at once."""
+        grand = jax.vmap(lambda a: game.step(child, a))(actions)  # [A]
+        legal = game.legal_mask(child)  # [A]
+        view = jnp.clip(game.player(child), 0, game.num_players - 1)
+        values = jax.vmap(lambda g: leaf_values(game, g)[view])(grand)  # [A]
+        values = jnp.where(legal, values, -jnp.inf)
+        return (
+            jnp.max(values),
+            jnp.argmax(values).astype(jnp.int32),
+            jnp.sum(legal, dtype=jnp.int32),
+        )
+
+    def conclude(lane: Lane, table: jax.Array, ev: Event, fringed) -> tuple[Lane, Any]:
+        """An event's second half: report the settled child (or the finished frame) and
+        open the child's frame when it is searched further. ``fringed`` is
+        :func:`fringe` of the child, where it is one ply above the horizon."""
+        (
+            sp,
+            up,
+            cur,
+            par,
+            remaining,
+            cursor,
+            alpha,
+            beta,
+            best,
+            mover,
+            null_now,
+            expand,
+            finish,
+            singular,
+            row,
+            move,
+            parent,
+            child,
+            c_remaining,
+            extend_now,
+            child_mover,
+            sign,
+            c_alpha,
+            c_beta,
+            terminal,
+            parent_view,
+            is_leaf,
+            on_pv,
+            tt_value,
+            tt_stop,
+            child_tt_move,
+            probcut_stop,
+            probcut_value,
+        ) = ev
+        frontier = jnp.bool_(False)
+        child_pv = jnp.full((frames_n,), -1, jnp.int32)
+        fringe_leaves = jnp.int32(0)
+        if opt.last_ply:
+            # the child's moves all reach the horizon: its exact value is the best of its
+            # children's EVAL (all computed at once: no frame, no pruning among them)
+            f_value, f_move, f_count = fringed
+            frontier = (c_remaining == 1) & ~is_leaf & ~tt_stop
+            child_pv = child_pv.at[0].set(jnp.where(frontier, f_move, -1))
+            fringe_leaves = jnp.where(frontier, f_count, 0)
+            tt_value = jnp.where(frontier, f_value, tt_value)
+        settle = is_leaf | tt_stop | probcut_stop | frontier
         # the child's value from the current frame's side, when it is settled right away
         settled = jnp.where(
-            is_leaf, parent_view, sign * jnp.where(tt_stop, tt_value, probcut_value)
+            is_leaf,
+            parent_view,
+            sign * jnp.where(tt_stop | frontier, tt_value, probcut_value),
         )
         push = expand & ~settle
 
@@ -532,11 +676,15 @@ def _search_fns(game: Game, opt: Options):
                 ),
             )
         lane = lane._replace(
-            nodes=lane.nodes + expand.astype(jnp.int32),
-            leaves=lane.leaves + (expand & is_leaf).astype(jnp.int32),
+            nodes=lane.nodes + expand.astype(jnp.int32) + jnp.where(expand, fringe_leaves, 0),
+            leaves=lane.leaves
+            + (expand & is_leaf).astype(jnp.int32)
+            + jnp.where(expand, fringe_leaves, 0),
             tt_hits=lane.tt_hits + (expand & tt_stop).astype(jnp.int32),
             cut_short=lane.cut_short
-            + (expand & ((is_leaf & ~terminal) | tt_stop | probcut_stop)).astype(jnp.int32),
+            + (expand & ((is_leaf & ~terminal) | tt_stop | probcut_stop | frontier)).astype(
+                jnp.int32
+            ),
         )
         # ---- one report: a settled child to this frame, or this frame to its parent
         target = jnp.where(finish, up, sp)
@@ -546,7 +694,7 @@ def _search_fns(game: Game, opt: Options):
             target,
             jnp.where(expand, settled, up_value),
             jnp.where(expand, move, par.last_move),
-            jnp.where(expand, jnp.full((frames_n,), -1, jnp.int32), cur.pv),
+            jnp.where(expand, child_pv, cur.pv),
             jnp.where(expand, remaining, par.remaining),
             (expand & settle) | (finish & (sp > 0)),
         )
@@ -641,6 +789,27 @@ def _search_fns(game: Game, opt: Options):
             cut_short=(is_leaf & ~terminal).astype(jnp.int32),
         )
 
+    def advance(lanes: Lane, table: jax.Array) -> tuple[Lane, Any]:
+        """One event of every lane. Only events where some lane's child is one ply above
+        the horizon pay for :func:`fringe`: ``lax.cond`` runs it for the whole batch or
+        skips it (the lanes run in lockstep, so per lane it could not be skipped)."""
+        ev = jax.vmap(choose, in_axes=(0, None))(lanes, table)
+        fringed = None
+        if opt.last_ply:
+            need = ev.expand & (ev.c_remaining == 1) & ~ev.is_leaf & ~ev.tt_stop
+            width = need.shape[0]
+            fringed = jax.lax.cond(
+                jnp.any(need),
+                lambda children: jax.vmap(fringe)(children),
+                lambda children: (
+                    jnp.zeros((width,), jnp.float32),
+                    jnp.zeros((width,), jnp.int32),
+                    jnp.zeros((width,), jnp.int32),
+                ),
+                ev.child,
+            )
+        return jax.vmap(conclude, in_axes=(0, None, 0, 0))(lanes, table, ev, fringed)
+
     return start, advance, frames_n
 
 
@@ -729,7 +898,6 @@ def _search(
         cutoffs=jnp.zeros((n,), jnp.int32),
         tt_hits=jnp.zeros((n,), jnp.int32),
     )
-    advance_all = jax.vmap(advance, in_axes=(0, None, 0))
 
     def write(table, pending):
         index, rows = pending
@@ -742,7 +910,7 @@ def _search(
         lanes, table, pending = carry
         if pending is not None:
             table = write(table, pending)
-        lanes, store = advance_all(lanes, table, lanes.depth)
+        lanes, store = advance(lanes, table)
         if store is not None:
             index, rows, writes = store
             pending = (jnp.where(writes, index, table.shape[0]), rows)  # out of range: none
@@ -947,6 +1115,7 @@ _TUNABLE_DEFAULTS = {
     "killers": True,
     "history": True,
     "iterative_deepening": True,
+    "last_ply": True,
     "lanes": 512,
 }
 
@@ -984,6 +1153,7 @@ def alphabeta_batch(
     shrink: int = 4,
     bounds: bool = True,
     window: tuple[Any, Any] | None = None,
+    last_ply: bool | None = None,
 ) -> BatchSearchResult:
     """Depth-limited alpha-beta of many roots at once, each lane its own search.
 
@@ -997,7 +1167,8 @@ def alphabeta_batch(
         iterative_deepening: search depths 1..depth, each with the previous PV first.
             These four default to on, except where the game's ``search_defaults`` says
             otherwise (a game whose own ordering is strong searches fewer nodes without
-            the others); a value passed here always wins. So does ``lanes``.
+            the others); a value passed here always wins. So does ``lanes``, and so does
+            ``last_ply``.
         tt: a transposition table shared by all lanes (needs the game's hash); it only
             answers for the same remaining depth, so values stay exact.
         tt_bits: the table holds 2**tt_bits entries.
@@ -1026,6 +1197,15 @@ def alphabeta_batch(
         bounds: narrow every node's window to the game's ``value_bounds`` (when it has
             them): a move that reaches the best value still possible cuts its siblings.
             Exact: the value is unchanged.
+        last_ply: a node one ply above the horizon is settled in one event: all its
+            children are stepped and evaluated at once (vectorised over the moves) and
+            its exact value, ``max over moves of EVAL(child)``, goes straight to its parent
+            with no frame of its own. Exact, like alpha-beta (the same value); it gives
+            up the cutoffs among those children (they count as leaves and nodes) for a
+            third or more fewer lockstep events. The event pays for it only when some
+            lane needs it (``lax.cond`` on the batch), so searches whose leaves are
+            mostly finished games (exact solves) lose a little. Default on; ignored with
+            quiescence and forward pruning or extensions, whose last ply is not plain.
         window: the roots' search window ``(alpha, beta)``, for the side to move at each
             root: two numbers, or two arrays ``[N]`` (one window per root). None: the
             game's utility range, so every value is exact. With a window, the value is
@@ -1050,9 +1230,11 @@ def alphabeta_batch(
         killers=killers,
         history=history,
         iterative_deepening=iterative_deepening,
+        last_ply=last_ply,
         lanes=lanes,
     )
     hint, killers, history = switches["hint"], switches["killers"], switches["history"]
+    last_ply = switches["last_ply"]
     iterative_deepening, lanes = switches["iterative_deepening"], switches.pop("lanes")
     tt_bits = tt_bits if (tt and game.has_hash) else 0
     null_move = int(null_move)
@@ -1079,6 +1261,12 @@ def alphabeta_batch(
         null_move=null_move,
         singular=singular.as_tuple() if singular is not None else None,
         bounds=bool(bounds) and game.has_value_bounds,
+        last_ply=bool(last_ply)
+        and not quiescence
+        and not beam
+        and probcut is None
+        and not null_move
+        and singular is None,
     )
     n = batch_size(states)
     alpha, beta = _root_window(game, window, n)
