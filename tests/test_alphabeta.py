@@ -49,12 +49,13 @@ COMBOS = {
     "bounds": {**OFF, "bounds": True},
     "killers+history": {**OFF, "killers": True, "history": True},
     "id+tt": {**OFF, "iterative_deepening": True, "tt": True},
+    "last_ply": {**OFF, "last_ply": True},
     "all": ALL,
 }
 """A handful of option sets (each one compiles the search again): every option on alone or
 with its usual partner, everything off, everything on."""
 
-TREE_COMBOS = ["off", "bounds", "killers+history", "id+tt", "all"]
+TREE_COMBOS = ["off", "bounds", "killers+history", "id+tt", "last_ply", "all"]
 """Trees give no move-ordering hint, so there ``ordering`` alone would search like "off".
 Their value bounds (the extremes below each node) make "bounds" cut often, also right at
 the opening of a node whose window lies outside them."""
@@ -459,7 +460,15 @@ def connect4_depth_limited():
     return game, roots, refs
 
 
-C4_DEPTHS = {"off": 4, "ordering": 5, "bounds": 4, "killers+history": 5, "id+tt": 4, "all": 5}
+C4_DEPTHS = {
+    "off": 4,
+    "ordering": 5,
+    "bounds": 4,
+    "killers+history": 5,
+    "id+tt": 4,
+    "last_ply": 5,
+    "all": 5,
+}
 
 
 @pytest.mark.parametrize("combo", list(COMBOS))
