@@ -765,7 +765,7 @@ def main(argv: list[str] | None = None) -> int:
             "more"
         )
     if "single" in args.sections:
-        result["single"] = bench_single(game, moves[:single_n], [4, 6])
+        result["single"] = bench_single(game, moves[:single_n], [4, 6, 8])
     if "ordering" in args.sections:
         result["ordering"] = bench_ordering(game, take(roots, slice(0, ordering_n)), 6)
     if "lanes" in args.sections:
