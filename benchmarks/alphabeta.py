@@ -65,7 +65,7 @@ FINISHED = "1212121"  # x wins in column 1 on move 7: a terminal connect-four po
 WIDTH, HEIGHT = 7, 6
 SECTIONS = ("bulk", "peer", "solve", "single", "ordering", "trees", "lanes")
 PEER_POSITIONS = {4: 500, 6: 200, 8: 100}  # OpenSpiel positions per depth (else 50)
-FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt", "bounds", "last_ply")
+FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt", "bounds")
 
 
 # ---------------------------------------------------------------- machine and positions
@@ -134,6 +134,14 @@ def search_twice(game, roots, depth: int, dummy, **options) -> tuple[float, floa
     t0 = time.perf_counter()
     result = alphabeta_batch(game, roots, depth, **options)
     return first, time.perf_counter() - t0, result
+
+
+def no_last_ply() -> dict[str, bool]:
+    """``last_ply=False`` where the search has it: a node above the horizon searched move by
+    move, so that node counts measure the ordering (the fringe counts every child)."""
+    return (
+        {"last_ply": False} if "last_ply" in inspect.signature(alphabeta_batch).parameters else {}
+    )
 
 
 def feature_options() -> dict[str, str]:
@@ -555,11 +563,14 @@ def bench_ordering(game, roots, depth: int) -> dict[str, Any]:
     n = batch_size(roots)
     print(f"\n== move-ordering features: total nodes, {n} positions, depth {depth}")
     names = feature_options()
-    off = {kw: False for kw in names.values()}
+    plain = no_last_ply()
+    off = {**{kw: False for kw in names.values()}, **plain}
     configs = [("all off", off)]
     configs += [(f"{name} only", {**off, kw: True}) for name, kw in names.items()]
-    configs.append(("all on", {kw: True for kw in names.values()}))
-    configs.append(("defaults", {}))  # the game's own search_defaults
+    configs.append(("all on", {**{kw: True for kw in names.values()}, **plain}))
+    configs.append(("defaults", plain))  # the game's own search_defaults
+    if plain:  # and as they run by default: the last ply settled at once, every child counted
+        configs.append(("defaults, last_ply on", {}))
     rows, base_value = [], None
     for label, opts in configs:
         t0 = time.perf_counter()
@@ -602,7 +613,7 @@ def bench_ordering(game, roots, depth: int) -> dict[str, Any]:
 def bench_trees(shapes, trees: int) -> list[dict[str, Any]]:
     print("\n== uniform trees, alpha-beta with no ordering: effective branching factor L^(1/d)")
     names = feature_options()
-    off = {kw: False for kw in names.values()}
+    off = {**{kw: False for kw in names.values()}, **no_last_ply()}
     rows = []
     for b, d in shapes:
         for ordering in ("random", "best"):

@@ -391,11 +391,12 @@ def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
 
     tree, connect4 = jaxgames.make("tree", name="aima"), jaxgames.make("connect4")
     assert ordering_switches(tree) == {
-        **dict.fromkeys(("hint", "killers", "history", "iterative_deepening", "last_ply"), True),
+        **dict.fromkeys(("hint", "killers", "history", "iterative_deepening"), True),
+        "last_ply": False,
         "lanes": 512,
     }
     tuned = ordering_switches(connect4)
-    assert tuned["hint"] and not (tuned["killers"] or tuned["history"])
+    assert tuned["hint"] and tuned["last_ply"] and not (tuned["killers"] or tuned["history"])
     assert ordering_switches(connect4, killers=True, hint=None)["killers"] is True
     assert ordering_switches(connect4, hint=False)["hint"] is False
     assert ordering_switches(connect4, lanes=64)["lanes"] == 64 != tuned["lanes"]
