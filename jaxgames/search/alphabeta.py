@@ -19,8 +19,9 @@ frames (state, window, best value, ordered moves, next-move cursor, principal va
 but the state packed into one float32 row per frame), and
 one ``lax.while_loop`` advances every lane by one event per iteration (expand the next child,
 or return the finished frame to its parent). Lanes run in lockstep and stop on their own.
-A child one ply above the horizon needs no frame (``last_ply``): its exact value is
-``max_a EVAL(RESULT(child, a))``, all its moves stepped and evaluated at once.
+With ``last_ply``, a child one ply above the horizon needs no frame: all its moves are stepped
+and evaluated at once, and its exact value, the best leaf value (UTILITY or EVAL) among its
+children, is reported to its parent in the event that reached it.
 
 Move ordering, each switchable so its effect can be measured: the game's own hint
 (``move_order_scores``: captures first), iterative deepening (the previous depth's principal
@@ -260,41 +261,42 @@ def _write(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
 
 # ---------------------------------------------------------------- one lane
 class Event(NamedTuple):
-    """What an event's first half hands to its second (per lane; see ``_search_fns``)."""
+    """What an event's first half (``choose``) hands to its second (``conclude``), per lane.
+    Values are from the current frame's mover's side unless named for the child."""
 
-    sp: Any
-    up: Any
-    cur: Any
-    par: Any
-    remaining: Any
-    cursor: Any
-    alpha: Any
-    beta: Any
-    best: Any
-    mover: Any
-    null_now: Any
-    expand: Any
-    finish: Any
-    singular: Any
-    row: Any
-    move: Any
-    parent: Any
-    child: Any
-    c_remaining: Any
-    extend_now: Any
-    child_mover: Any
-    sign: Any
-    c_alpha: Any
-    c_beta: Any
-    terminal: Any
-    parent_view: Any
-    is_leaf: Any
-    on_pv: Any
-    tt_value: Any
-    tt_stop: Any
-    child_tt_move: Any
-    probcut_stop: Any
-    probcut_value: Any
+    sp: jax.Array  # int32: stack index of the current frame
+    up: jax.Array  # int32: its parent's (0 at the root)
+    cur: Frame  # the current frame
+    par: Frame  # its parent
+    remaining: jax.Array  # int32: plies left below the current frame
+    cursor: jax.Array  # int32: the current frame's next move to search
+    alpha: jax.Array  # float32: the current window (a null window at beta for a null probe)
+    beta: jax.Array  # float32
+    best: jax.Array  # float32: the current frame's best value so far
+    mover: jax.Array  # int32: the current frame's mover
+    null_now: jax.Array  # bool: this event's child is the null-move probe
+    expand: jax.Array  # bool: this event expands a child
+    finish: jax.Array  # bool: this event returns the current frame to its parent
+    singular: jax.Array  # bool: this event starts a singular extension
+    row: jax.Array  # float32[A]: the current frame's ordering keys
+    move: jax.Array  # int32: the child's move
+    parent: Any  # the current frame's state
+    child: Any  # the state after ``move``
+    c_remaining: jax.Array  # int32: plies left below the child
+    extend_now: jax.Array  # bool: the child is searched a ply deeper (singular)
+    child_mover: jax.Array  # int32
+    sign: jax.Array  # float32: +1 when the child's mover is the frame's, else -1
+    c_alpha: jax.Array  # float32: the child's window, from its mover's side
+    c_beta: jax.Array  # float32
+    terminal: jax.Array  # bool: the child is a finished game
+    parent_view: jax.Array  # float32: the child's leaf value
+    is_leaf: jax.Array  # bool: the child is a leaf (finished, or at the horizon)
+    on_pv: jax.Array  # bool: the child is on the previous principal variation
+    tt_value: jax.Array  # float32: the table's value for the child (child's side)
+    tt_stop: jax.Array  # bool: the table settles the child
+    child_tt_move: jax.Array  # int32: the table's move for the child (-1: none)
+    probcut_stop: jax.Array  # bool: ProbCut settles the child
+    probcut_value: jax.Array  # float32: then its value (child's side)
 
 
 def _search_fns(game: Game, opt: Options):
@@ -573,7 +575,8 @@ def _search_fns(game: Game, opt: Options):
 
     def fringe(child) -> tuple[jax.Array, jax.Array, jax.Array]:
         """The exact value of a node one ply above the horizon (for its mover), its best
-        move and its number of moves: the best EVAL of all its children, computed at once."""
+        move and its number of moves: the best leaf value (UTILITY of a finished game, else
+        EVAL) among all its children, computed at once."""
         grand = jax.vmap(lambda a: game.step(child, a))(actions)  # [A]
         legal = game.legal_mask(child)  # [A]
         view = jnp.clip(game.player(child), 0, game.num_players - 1)
@@ -629,7 +632,7 @@ def _search_fns(game: Game, opt: Options):
         fringe_leaves = jnp.int32(0)
         if opt.last_ply:
             # the child's moves all reach the horizon: its exact value is the best of its
-            # children's EVAL (all computed at once: no frame, no pruning among them)
+            # children's leaf values (all computed at once: no frame, no pruning among them)
             f_value, f_move, f_count = fringed
             frontier = (c_remaining == 1) & ~is_leaf & ~tt_stop
             child_pv = child_pv.at[0].set(jnp.where(frontier, f_move, -1))
