@@ -1206,12 +1206,12 @@ def alphabeta_batch(
             parent with no frame of its own. Exact, like alpha-beta (the same value); it
             gives up the cutoffs among those children (they count as leaves and nodes) for
             a third or more fewer lockstep events. It pays where the action slots are few
-            and most are legal: connect four (7 slots) turns it on in its
-            ``search_defaults`` (bulk +38-54% at depths 4-8 on one CPU device); Othello (65
-            slots, about 10 legal) was 36% faster at depth 3 and 28% slower at depth 4, so
-            the search's own default is off. The event pays for it only when some lane
-            needs it (``lax.cond`` on the batch). Ignored with quiescence, forward pruning
-            or extensions, whose last ply is not plain.
+            and most of them legal, and costs where most slots are illegal (each is stepped
+            and evaluated); so the search's own default is off, and a game turns it on in
+            its ``search_defaults`` (measured per game in ``benchmarks/README.md``). The
+            event pays for it only when some lane needs it (``lax.cond`` on the batch).
+            Ignored with quiescence, forward pruning or extensions, whose last ply is not
+            plain.
         window: the roots' search window ``(alpha, beta)``, for the side to move at each
             root: two numbers, or two arrays ``[N]`` (one window per root). None: the
             game's utility range, so every value is exact. With a window, the value is
