@@ -78,6 +78,7 @@ _HINT_BONUS = 2e6
 _KILLER_BONUS = 1e6
 _HISTORY_CAP = 5e5
 _MIN_LANES_TO_SHRINK = 128  # narrower phases cost a compile each: only for wide searches
+_UNROLL_ACTIONS = 16  # last_ply steps up to this many action slots one by one (see fringe)
 
 
 class Options(NamedTuple):
@@ -577,16 +578,23 @@ def _search_fns(game: Game, opt: Options):
         """The exact value of a node one ply above the horizon (for its mover), its best
         move and its number of moves: the best leaf value (UTILITY of a finished game, else
         EVAL) among all its children, computed at once."""
-        grand = jax.vmap(lambda a: game.step(child, a))(actions)  # [A]
         legal = game.legal_mask(child)  # [A]
         view = jnp.clip(game.player(child), 0, game.num_players - 1)
-        values = jax.vmap(lambda g: leaf_values(game, g)[view])(grand)  # [A]
-        values = jnp.where(legal, values, -jnp.inf)
-        return (
-            jnp.max(values),
-            jnp.argmax(values).astype(jnp.int32),
-            jnp.sum(legal, dtype=jnp.int32),
-        )
+        if num_actions > _UNROLL_ACTIONS:
+            grand = jax.vmap(lambda a: game.step(child, a))(actions)  # [A]
+            values = jax.vmap(lambda g: leaf_values(game, g)[view])(grand)  # [A]
+            values = jnp.where(legal, values, -jnp.inf)
+            best_move = jnp.argmax(values).astype(jnp.int32)
+            return jnp.max(values), best_move, jnp.sum(legal, dtype=jnp.int32)
+        # Few actions: each is stepped as a constant (its index folds into the step) and
+        # each value stays elementwise over the lanes, where a vmap over the actions made
+        # one reduction with the step and EVAL inside it (1.4x slower per event)
+        best, best_move = jnp.float32(-jnp.inf), jnp.int32(0)
+        for a in range(num_actions):
+            value = leaf_values(game, game.step(child, a))[view]
+            better = legal[a] & (value > best)  # the first of equal values, as argmax
+            best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
+        return best, best_move, jnp.sum(legal, dtype=jnp.int32)
 
     def conclude(lane: Lane, table: jax.Array, ev: Event, fringed) -> tuple[Lane, Any]:
         """An event's second half: report the settled child (or the finished frame) and
