@@ -158,8 +158,10 @@ class Game:
 
     search_defaults: dict[str, Any] = {}
     """Defaults of alpha-beta's ordering switches (``hint``, ``killers``, ``history``,
-    ``iterative_deepening``) and ``lanes`` where this game measured better with others;
-    options a caller passes always win. Empty: the search's own defaults."""
+    ``iterative_deepening``, ``last_ply``), of ``lanes`` and of ``tt_min_depth`` (the
+    transposition table is on for searches at least this deep) where this game measured
+    better with others; options a caller passes always win. Empty: the search's own
+    defaults."""
 
     has_value_bounds: bool = False
     """True when :meth:`value_bounds` is implemented (alpha-beta narrows its windows by it)."""

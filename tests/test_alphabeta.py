@@ -393,9 +393,14 @@ def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
     assert ordering_switches(tree) == {
         **dict.fromkeys(("hint", "killers", "history", "iterative_deepening"), True),
         "last_ply": False,
+        "tt_min_depth": 0,
         "lanes": 512,
     }
     tuned = ordering_switches(connect4)
+    assert tuned["tt_min_depth"] == 8
+    roots = kernels.stack([connect4.init()])
+    for depth, table in ((2, False), (8, True)):  # the game's rule: on from depth 8
+        assert search.alphabeta_batch(connect4, roots, depth).stats["ordering"]["tt"] is table
     assert tuned["hint"] and tuned["last_ply"] and not (tuned["killers"] or tuned["history"])
     assert ordering_switches(connect4, killers=True, hint=None)["killers"] is True
     assert ordering_switches(connect4, hint=False)["hint"] is False

@@ -1127,20 +1127,24 @@ _TUNABLE_DEFAULTS = {
     "history": True,
     "iterative_deepening": True,
     "last_ply": False,
+    "tt_min_depth": 0,
     "lanes": 512,
 }
+
+
+_COUNTS = frozenset(("lanes", "tt_min_depth"))  # the tunables that are numbers, not switches
 
 
 def ordering_switches(game: Game, **given: Any) -> dict[str, Any]:
     """The ordering switches and lane count a search of ``game`` uses: those given (not
     None), else the game's ``search_defaults``, else the search's own defaults (every
-    ordering switch on, ``last_ply`` off, 512 lanes)."""
+    ordering switch on, ``last_ply`` off, the table from depth 0 (always), 512 lanes)."""
     unknown = set(game.search_defaults) - set(_TUNABLE_DEFAULTS)
     if unknown:
         raise GameError(f"{game.name}: search_defaults has unknown options {sorted(unknown)}")
     out = {**_TUNABLE_DEFAULTS, **game.search_defaults}
     out.update({k: v for k, v in given.items() if v is not None})
-    return {k: v if k == "lanes" else bool(v) for k, v in out.items()}
+    return {k: v if k in _COUNTS else bool(v) for k, v in out.items()}
 
 
 def alphabeta_batch(
@@ -1152,7 +1156,7 @@ def alphabeta_batch(
     killers: bool | None = None,
     history: bool | None = None,
     iterative_deepening: bool | None = None,
-    tt: bool = True,
+    tt: bool | None = None,
     tt_bits: int = 16,
     quiescence: int = 0,
     beam: int = 0,
@@ -1181,7 +1185,10 @@ def alphabeta_batch(
             the others); a value passed here always wins. So does ``lanes``, and so does
             ``last_ply``.
         tt: a transposition table shared by all lanes (needs the game's hash); it only
-            answers for the same remaining depth, so values stay exact.
+            answers for the same remaining depth, so values stay exact. None: on for
+            searches of at least the game's ``search_defaults["tt_min_depth"]`` plies
+            (default 0: always); a shallow search finds few transpositions, and probing
+            and storing then cost more than the nodes they save.
         tt_bits: the table holds 2**tt_bits entries.
         quiescence: plies of quiescence search past the horizon (noisy moves only, stand-pat
             at EVAL); 0 is off. Games without noisy moves are unaffected.
@@ -1247,6 +1254,8 @@ def alphabeta_batch(
         last_ply=last_ply,
         lanes=lanes,
     )
+    tt_min_depth = switches.pop("tt_min_depth")
+    tt = depth >= tt_min_depth if tt is None else tt
     hint, killers, history = switches["hint"], switches["killers"], switches["history"]
     last_ply = switches["last_ply"]
     iterative_deepening, lanes = switches["iterative_deepening"], switches.pop("lanes")
