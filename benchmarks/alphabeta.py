@@ -50,7 +50,7 @@ from typing import Any
 
 import jax
 import numpy as np
-from jaxgames.kernels import batch_size, split_cpu, stack, take, to_numpy
+from jaxgames.kernels import batch_size, split_cpu, stack, take, to_numpy, wide_vectors
 from machine import machine_info
 from report import table
 
@@ -705,8 +705,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cpu-devices", type=int, default=None, help="split the CPU (default: one per core)"
     )
+    parser.add_argument(
+        "--narrow-vectors",
+        action="store_true",
+        help="leave XLA's CPU vector width at its default (256 bits)",
+    )
     args = parser.parse_args(argv)
     split_cpu(args.cpu_devices)  # before JAX's first computation
+    if not args.narrow_vectors:
+        wide_vectors()
     quick = args.quick
     n = args.positions or (200 if quick else 10000)
     depths = args.depths or ([4, 6] if quick else [4, 6, 8])

@@ -10,7 +10,8 @@ import jax
 
 
 def machine_info() -> dict[str, Any]:
-    """CPU model, cores, Python and jax versions, the default backend and its devices."""
+    """CPU model, cores, Python and jax versions, the default backend and its devices, and
+    the XLA flags the run set."""
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
@@ -27,4 +28,5 @@ def machine_info() -> dict[str, Any]:
         "jax": jax.__version__,
         "backend": jax.default_backend(),
         "devices": [d.device_kind for d in jax.devices()],
+        "xla_flags": os.environ.get("XLA_FLAGS", ""),  # device split, vector width
     }

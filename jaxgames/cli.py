@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from jaxgames.game import CHANCE, Game, GameError
+from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.sharding import split_cpu
 from jaxgames.positions import BadLine, read_positions
 from jaxgames.registry import list_games, make
@@ -266,8 +267,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.cpu_devices is not None and args.cpu_devices < 1:
         raise UsageError(f"evaluate: --cpu-devices must be >= 1, got {args.cpu_devices}")
     # one CPU device per core, before JAX starts: the batch search is sharded over the
-    # local devices, so each core runs its own share (one device keeps to about one core)
+    # local devices, so each core runs its own share (one device keeps to about one core);
+    # and 512-bit vectors where the CPU has them
     split_cpu(args.cpu_devices)
+    wide_vectors()
     # joining the multi-process runtime must come before anything else touches JAX
     index, count = bulk.initialize_distributed() if args.distributed else (0, 1)
     game = _game(args.game)

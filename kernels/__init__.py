@@ -6,6 +6,7 @@ input shape.
 """
 
 from jaxgames.kernels.batched import Batched, batched, leaf_values
+from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.expand import Frontier, expand, expand_all
 from jaxgames.kernels.expectation import expectation, outcomes
 from jaxgames.kernels.playout import (
@@ -62,4 +63,5 @@ __all__ = [
     "take",
     "to_numpy",
     "unstack",
+    "wide_vectors",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jaxgames.kernels.cpu import add_xla_flag
 from jaxgames.kernels.states import batch_size
 
 BATCH_AXIS = "batch"
@@ -38,14 +39,8 @@ def split_cpu(count: int | None = None) -> bool:
     Returns:
         True when the flag was set here, False when it could not be or was not wanted.
     """
-    from jax._src import xla_bridge  # no public way to ask whether the backend started
-
     count = (os.cpu_count() or 1) if count is None else int(count)
-    flags = os.environ.get("XLA_FLAGS", "")
-    if count <= 1 or _CPU_DEVICES_FLAG in flags or xla_bridge.backends_are_initialized():
-        return False
-    os.environ["XLA_FLAGS"] = f"{flags} {_CPU_DEVICES_FLAG}={count}".strip()
-    return True
+    return count > 1 and add_xla_flag(_CPU_DEVICES_FLAG, count)
 
 
 def local_mesh(axis: str = BATCH_AXIS) -> Mesh:

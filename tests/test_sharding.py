@@ -219,3 +219,45 @@ def test_split_cpu_before_jax_starts_and_never_after(asked, flags, expected):
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.splitlines()[-1])
     assert got == {**expected, "again": False}
+
+
+WIDE = textwrap.dedent(
+    """
+    import json, os
+    import jax
+    from jaxgames import kernels
+    from jaxgames.kernels.cpu import has_avx512
+
+    first = kernels.wide_vectors()
+    jax.numpy.zeros(1)  # the backend starts
+    again = kernels.wide_vectors()  # too late now: nothing changes
+    print(json.dumps({"set": first, "again": again, "avx512": has_avx512(),
+                      "flags": os.environ.get("XLA_FLAGS", "")}))
+    """
+)
+
+
+@pytest.mark.parametrize("flags", ["", "--xla_cpu_prefer_vector_width=256"])
+def test_wide_vectors_only_on_avx512_before_jax_starts_and_never_over_the_user(flags):
+    """512-bit vectors are asked for where /proc/cpuinfo lists AVX-512, before the first
+    computation, and never over a width the user already set."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS=flags)
+    proc = subprocess.run(
+        [sys.executable, "-c", WIDE], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.splitlines()[-1])
+    wanted = got["avx512"] and not flags
+    assert (got["set"], got["again"]) == (wanted, False)
+    width = "--xla_cpu_prefer_vector_width=512" if wanted else flags
+    assert got["flags"] == width
+
+
+def test_has_avx512_reads_the_cpu_flags(tmp_path):
+    from jaxgames.kernels.cpu import has_avx512
+
+    with_it, without = tmp_path / "a", tmp_path / "b"
+    with_it.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512bw\n")
+    without.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2\n")
+    assert has_avx512(str(with_it)) and not has_avx512(str(without))
+    assert not has_avx512(str(tmp_path / "missing"))
