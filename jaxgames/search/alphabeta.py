@@ -1395,13 +1395,14 @@ def alphabeta(
       The top plies are searched without pruning; the frontier searches run side by side.
 
     ``"auto"`` takes the device search on a CPU: in ``benchmarks/alphabeta.py`` on a 2-core
-    CPU, on 20 single roots of its game, it was faster than the host driver at every depth
-    measured (positions/s at depths 4, 6, 8 and 10: 380 against 173, 133 against 87, 33.5
-    against 24.5, 9.2 against 6.0), the host driver's unpruned top plies costing it four
-    times the nodes. On an accelerator, where one lane's event costs a chain of kernel
-    launches, ``"auto"`` takes the host driver from depth 6 (its frontier fills the lanes);
-    that rule is not measured. Both return the exact alpha-beta value. With a ``window``,
-    only the device search runs.
+    CPU, on 20 single roots of its game, its median time per root was the shorter at every
+    depth measured (ms at depths 4, 6, 8 and 10: 2.6 against 5.6, 5.9 against 8.3, 20
+    against 27, 73 against 126), the host driver's unpruned top plies costing it four
+    times the nodes; over all 20 roots the host driver was the faster at depth 8 only (35
+    against 27 positions/s: its frontier is spread over both cores). On an accelerator,
+    where one lane's event costs a chain of kernel launches, ``"auto"`` takes the host
+    driver from depth 6 (its frontier fills the lanes); that rule is not measured. Both
+    return the exact alpha-beta value. With a ``window``, only the device search runs.
 
     Args:
         options: passed to :func:`alphabeta_batch` (ordering switches, TT, quiescence...).
