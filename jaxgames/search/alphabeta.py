@@ -298,6 +298,7 @@ class Event(NamedTuple):
     child_tt_move: jax.Array  # int32: the table's move for the child (-1: none)
     probcut_stop: jax.Array  # bool: ProbCut settles the child
     probcut_value: jax.Array  # float32: then its value (child's side)
+    frontier: jax.Array  # bool: the child is one ply above the horizon (``last_ply``)
 
 
 def _search_fns(game: Game, opt: Options):
@@ -538,6 +539,10 @@ def _search_fns(game: Game, opt: Options):
             low = at_depth & (predicted + t * sigma <= c_alpha)
             probcut_stop = high | low
             probcut_value = jnp.where(high, c_beta, c_alpha)
+        # with last_ply, a child whose moves all reach the horizon is settled by `fringe`
+        frontier = jnp.bool_(False)
+        if opt.last_ply:
+            frontier = (c_remaining == 1) & ~is_leaf & ~tt_stop
         return Event(
             sp=sp,
             up=up,
@@ -572,6 +577,7 @@ def _search_fns(game: Game, opt: Options):
             child_tt_move=child_tt_move,
             probcut_stop=probcut_stop,
             probcut_value=probcut_value,
+            frontier=frontier,
         )
 
     def fringe(child) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -634,15 +640,14 @@ def _search_fns(game: Game, opt: Options):
             child_tt_move,
             probcut_stop,
             probcut_value,
+            frontier,
         ) = ev
-        frontier = jnp.bool_(False)
         child_pv = jnp.full((frames_n,), -1, jnp.int32)
         fringe_leaves = jnp.int32(0)
         if opt.last_ply:
             # the child's moves all reach the horizon: its exact value is the best of its
             # children's leaf values (all computed at once: no frame, no pruning among them)
             f_value, f_move, f_count = fringed
-            frontier = (c_remaining == 1) & ~is_leaf & ~tt_stop
             child_pv = child_pv.at[0].set(jnp.where(frontier, f_move, -1))
             fringe_leaves = jnp.where(frontier, f_count, 0)
             tt_value = jnp.where(frontier, f_value, tt_value)
@@ -807,7 +812,7 @@ def _search_fns(game: Game, opt: Options):
         ev = jax.vmap(choose, in_axes=(0, None))(lanes, table)
         fringed = None
         if opt.last_ply:
-            need = ev.expand & (ev.c_remaining == 1) & ~ev.is_leaf & ~ev.tt_stop
+            need = ev.expand & ev.frontier
             width = need.shape[0]
             fringed = jax.lax.cond(
                 jnp.any(need),
