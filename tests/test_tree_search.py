@@ -2,6 +2,7 @@
 
 import json
 
+import forest
 import numpy as np
 import pytest
 from conftest import REFERENCE
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jaxgames
+from jaxgames import search
 from jaxgames.search import minimax
 
 TREES = json.loads((REFERENCE / "textbook_trees.json").read_text())
@@ -36,6 +38,61 @@ def test_aima_figure_5_2_is_3_with_the_first_move():
     assert result.value[0] == expected["minimax_root"] == 3
     assert result.best_action == expected["best_root_move_index"]
     assert result.action_values[:, 0].tolist() == expected["minimax_children"]
+
+
+TEXTBOOK_ALPHABETA = {  # children left to right: every ordering aid and window narrowing off
+    "hint": False,
+    "killers": False,
+    "history": False,
+    "iterative_deepening": False,
+    "tt": False,
+    "bounds": False,
+    "last_ply": False,
+}
+
+
+def test_aima_exam_question_is_4_with_move_c_and_reads_seven_leaves():
+    """Textbook alpha-beta on the exam question, and which leaves it reads, seen from outside
+    (as for figure 5.2 in test_alphabeta.py): each of the 9 leaves is set to +100 and to
+    -100 in turn. A leaf whose probe changes the outcome (value, move, PV, nodes, leaves) was
+    read; 7 leaves are seen read, and 7 are evaluated in all, so no other leaf is read:
+    B's 9 and 1 never are (and their probes indeed change nothing)."""
+    ref = TREES["aima_exam_question"]
+    tree = ref["tree"]
+    game = jaxgames.make("tree", tree=tree)
+    result = search.alphabeta(game, game.init(), 2, mode="device", **TEXTBOOK_ALPHABETA)
+    assert result.value.tolist() == [ref["minimax_root"], -ref["minimax_root"]] == [4, -4]
+    assert result.best_action == ref["best_root_move_index"] == 2
+    assert ref["move_names"][result.best_action] == ref["best_root_move_name"] == "C"
+    assert int(np.sum(result.stats["leaves"])) == 9 - ref["alphabeta_leaves_pruned"] == 7
+
+    paths = [(i, j) for i, node in enumerate(tree) for j in range(len(node))]
+    trees = [tree]
+    for i, j in paths:
+        for probe in (100, -100):
+            trees.append([list(node) for node in tree])
+            trees[-1][i][j] = probe
+    packed = forest.pack(trees)
+    batch = search.alphabeta_batch(packed.game, packed.roots, 2, **TEXTBOOK_ALPHABETA)
+    leaves = np.asarray(batch.stats["leaves_per_root"])  # "leaves" is the batch's total
+
+    def outcome(k):
+        pv = tuple(batch.pv[k].tolist())
+        return batch.value[k].tolist(), int(batch.best_action[k]), pv, batch.nodes[k], leaves[k]
+
+    assert outcome(0)[:2] == ([4, -4], 2)
+    read = [
+        p
+        for k, p in enumerate(paths)
+        if outcome(1 + 2 * k) != outcome(0) or outcome(2 + 2 * k) != outcome(0)
+    ]
+    assert leaves[0] == len(read) == 7
+    assert read == [tuple(p) for p in ref["alphabeta_leaf_paths_evaluated"]]
+    # children are searched left to right, so the read leaves in tree order are the order
+    assert [tree[i][j] for i, j in read] == ref["alphabeta_leaves_evaluated_in_order"]
+    pruned = [p for p in paths if p not in read]
+    assert pruned == [tuple(p) for p in ref["alphabeta_leaf_paths_pruned"]] == [(1, 1), (1, 2)]
+    assert [tree[i][j] for i, j in pruned] == [9, 1]
 
 
 def test_four_ply_tree_is_16():
