@@ -115,6 +115,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxgames
+from jaxgames import progress
 from jaxgames.game import CHANCE, Game
 from jaxgames.kernels import (
     batch_size,
@@ -806,7 +807,8 @@ def bench_game(
             cfg.backend = backend
             for n in batches_for(workload, spec, batches, cfg.quick):
                 try:
-                    row = ctx.row(workload, backend, n)
+                    with progress.phase(f"{spec_text} {workload} on {backend}, batch {n}"):
+                        row = ctx.row(workload, backend, n)
                 except Exception as err:  # one bad row must not stop the suite
                     report.skip(f"{spec_text} {workload} ({backend}, batch {n})", err)
                     skipped.append(

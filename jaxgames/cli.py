@@ -1,38 +1,43 @@
 """The ``jaxgames`` command.
 
     jaxgames games                                   list the games
-    jaxgames show GAME POSITION                      print a position, its moves and values
+    jaxgames show GAME [POSITION]                    print a position, its moves and values
     jaxgames perft GAME [POSITION] DEPTH             count move sequences per ply
     jaxgames rollout GAME [FILE|-] --playouts N      random playouts from positions
     jaxgames solve GAME [POSITION]                   exact value and optimal moves
     jaxgames evaluate GAME [FILE|-] --out FILE       search many positions, one row each
     jaxgames bench [--quick] [--games ...]           kernel throughput per backend, vs peers
 
-GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Bad input gets
-one line on stderr naming what and where, and exit status 2. When a positions file has bad
+GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Every argument is
+checked before work starts; bad input gets one line on stderr naming what and where, and
+exit status 2, and leaves any existing output as it was. When a positions file has bad
 lines, they are reported and the good ones processed (exit status 1), unless ``--strict``.
+Long jobs show their progress on a terminal (``--quiet``: not at all).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import signal
 import sys
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from jaxgames import progress
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.sharding import split_cpu
-from jaxgames.positions import BadLine, read_positions
-from jaxgames.registry import list_games, make
+from jaxgames.positions import BadLine, check_file, read_lines, read_positions
+from jaxgames.registry import game_class, list_games, make
 from jaxgames.search.levels import TooLarge
+
+DEFAULT_DEPTH = 4
+DEFAULT_PLAYOUTS = 1000
+DEFAULT_MAX_NODES = 50_000_000
 
 
 class UsageError(Exception):
@@ -40,12 +45,31 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    """Errors in one line, no usage dump; ``formats=True`` appends every game's position
+    notations to the help (built only when help is asked for)."""
+
+    def __init__(self, *args: Any, formats: bool = False, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.formats = formats
+
+    def error(self, message: str) -> None:
         raise UsageError(message)
 
+    def format_help(self) -> str:
+        text = super().format_help()
+        return text + "\n" + formats_help() if self.formats else text
 
-def _game(spec: str) -> Game:
-    return make(spec)
+
+def formats_help() -> str:
+    """Every game's position notations, each with an example (for ``--help``)."""
+    lines = ["position formats (a positions file: one a line, a label may follow):"]
+    for name in list_games():
+        formats = game_class(name).position_formats
+        for i, (what, example) in enumerate(formats):
+            lines.append(f"  {name if i == 0 else '':<17}{what}")
+            lines.append(f"  {'':<19}e.g. {example}")
+    return "\n".join(lines) + "\n"
 
 
 def _state(game: Game, position: str | None) -> Any:
@@ -67,21 +91,28 @@ def _fmt_vector(v: Sequence[float]) -> str:
     return "[" + ", ".join(f"{float(x) + 0.0:.4g}" for x in v) + "]"  # + 0.0: no "-0"
 
 
+def _positive(value: int, flag: str, verb: str, least: int = 1) -> int:
+    if value < least:
+        raise UsageError(f"{verb}: {flag} must be >= {least}, got {value}")
+    return value
+
+
 # ---------------------------------------------------------------- commands
 def cmd_games(args: argparse.Namespace) -> int:
-    print(f"{'game':<14} {'players':>7} {'actions':>7} {'chance':>6}  description")
+    width = max(len(name) for name in list_games()) + 2
+    print(f"{'game':<{width}}{'players':>7} {'actions':>8} {'chance':>6}  description")
     for name in list_games():
         game = make(name)
         doc = (type(game).__doc__ or "").strip().splitlines()[0].replace("``", "")
         print(
-            f"{name:<14} {game.num_players:>7} {game.num_actions:>7} "
+            f"{name:<{width}}{game.num_players:>7} {game.num_actions:>8,} "
             f"{game.num_chance_outcomes:>6}  {doc}"
         )
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    game = _game(args.game)
+    game = make(args.game)
     state = _state(game, args.position)
     print(game.format(state))
     terminal = bool(game.terminal(state))
@@ -104,13 +135,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     if game.has_hash:
         key = np.asarray(game.hash(state)).astype(np.uint64)
         print(f"hash:     {int(key[0]) << 32 | int(key[1]):016x}")
+    if args.position is None:  # what else `show` reads
+        print("formats:")
+        for what, example in game.position_formats:
+            print(f"  {what}\n      e.g. {example}")
     return 0
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
     from jaxgames.search import perft
 
-    game = _game(args.game)
+    game = make(args.game)
     if args.depth is None:  # `perft GAME DEPTH`: the position was the depth
         position, depth_text = None, args.position
     else:
@@ -119,13 +154,18 @@ def cmd_perft(args: argparse.Namespace) -> int:
         depth = int(depth_text)
     except (TypeError, ValueError):
         raise UsageError(f"perft: depth must be a whole number, got {depth_text!r}") from None
-    if depth < 1:
-        raise UsageError(f"perft: depth must be >= 1, got {depth}")
+    _positive(depth, "depth", "perft")
     state = _state(game, position)
-    result = perft(game, state, depth)
+    with progress.status_line(_shown(args)):
+        result = perft(game, state, depth)
+    plies = len(result.counts)
+    while plies and result.counts[plies - 1] == 0:  # the game is over everywhere by then
+        plies -= 1
     print(f"{'ply':>4} {'sequences':>16}")
-    for ply, count in enumerate(result.counts, start=1):
+    for ply, count in enumerate(result.counts[:plies], start=1):
         print(f"{ply:>4} {count:>16,}")
+    if plies < depth:
+        print(f"every game has ended by ply {plies}: no sequence is longer")
     total = sum(result.counts)
     print(f"{total:,} sequences in {result.time_s:.2f} s ({total / result.time_s:,.0f}/s)")
     return 0
@@ -134,68 +174,75 @@ def cmd_perft(args: argparse.Namespace) -> int:
 def cmd_rollout(args: argparse.Namespace) -> int:
     import jax
 
-    from jaxgames.kernels import playouts, stack
+    from jaxgames.bulk.output import check_writable, write_atomically
+    from jaxgames.kernels import playout_means, stack
 
-    game = _game(args.game)
-    if args.playouts < 1:
-        raise UsageError(f"rollout: --playouts must be >= 1, got {args.playouts}")
+    game = make(args.game)
+    _positive(args.playouts, "--playouts", "rollout")
+    if args.max_steps is not None:
+        _positive(args.max_steps, "--max-steps", "rollout")
+    if args.out:
+        check_writable(args.out)
+    check_file(args.file)
     bad: list[BadLine] = []
     positions = list(read_positions(game, args.file, strict=args.strict, bad=bad))
     _report_bad(bad)
     if not positions:
         raise GameError("rollout: no valid positions to play from")
     states = stack([p.state for p in positions])
-    key = jax.random.key(args.seed)
-    t0 = time.perf_counter()
-    result = jax.block_until_ready(playouts(game, states, args.playouts, key, args.max_steps))
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = jax.block_until_ready(
-        playouts(game, states, args.playouts, jax.random.fold_in(key, 1), args.max_steps)
-    )
-    steady = time.perf_counter() - t0
-    mean_utility = np.asarray(result.mean_utility)
-    mean_length = np.asarray(result.mean_length)
+    with progress.status_line(_shown(args)):
+        result = playout_means(
+            game, states, args.playouts, jax.random.key(args.seed), args.max_steps
+        )
     rows = []
     for i, pos in enumerate(positions):
         mover = _mover(game, pos.state)
         rows.append(
             {
                 "position": pos.text,
+                "label": pos.label,
                 "to_move": mover,
-                "value": float(mean_utility[i, mover]),
-                "mean_utility": [float(x) for x in mean_utility[i]],
-                "mean_length": float(mean_length[i]),
+                "value": float(result.mean_utility[i, mover]),
+                "mean_utility": [float(x) for x in result.mean_utility[i]],
+                "mean_length": float(result.mean_length[i]),
                 "playouts": args.playouts,
             }
         )
+    if args.out:
+        write_atomically(args.out, "".join(json.dumps(r) + "\n" for r in rows))
     width = min(max(len(r["position"]) for r in rows), 44)
     print(f"{'position':<{width}} {'to move':>7} {'value':>8} {'length':>7}")
     for r in rows:
         text = r["position"] if len(r["position"]) <= width else r["position"][: width - 1] + "…"
         print(f"{text:<{width}} {r['to_move']:>7} {r['value']:>8.4f} {r['mean_length']:>7.2f}")
     total_playouts = len(positions) * args.playouts
-    total_moves = int(np.asarray(result.lengths).sum())
+    seconds = max(result.run_s, 1e-9)
     print(
-        f"{total_playouts:,} playouts, {total_moves:,} moves in {steady:.3f} s: "
-        f"{total_playouts / steady:,.0f} playouts/s, {total_moves / steady:,.0f} moves/s "
-        f"(first call with compilation: {first:.2f} s; backend: {jax.default_backend()})"
+        f"{total_playouts:,} playouts, {result.total_length:,} moves in {result.run_s:.3f} s: "
+        f"{total_playouts / seconds:,.0f} playouts/s, {result.total_length / seconds:,.0f} "
+        f"moves/s (compilation {result.compile_s:.2f} s; backend: {jax.default_backend()})"
     )
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as out:
-            for r in rows:
-                out.write(json.dumps(r) + "\n")
+    if result.truncated:
+        print(f"{result.truncated:,} playouts stopped at --max-steps and were scored by EVAL")
     return 1 if bad else 0
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     from jaxgames.search import solve
 
-    game = _game(args.game)
+    game = make(args.game)
+    _positive(args.max_nodes, "--max-nodes", "solve")
     state = _state(game, args.position)
     if game.num_states:  # the game enumerates its states: value iteration, cycles and all
-        return _solve_by_value_iteration(game, state, args.max_nodes)
-    result = solve(game, state, max_nodes=args.max_nodes)
+        return _solve_by_value_iteration(game, state, args)
+    try:
+        with progress.status_line(_shown(args)):
+            result = solve(game, state, max_nodes=args.max_nodes)
+    except TooLarge as err:
+        raise GameError(
+            f"solve: {game.spec} has more than --max-nodes {err.limit:,} distinct positions "
+            f"by ply {err.ply}; raise --max-nodes (memory grows with it)"
+        ) from None
     mover = _mover(game, state)
     value = float(result.value[mover]) + 0.0
     vector = _fmt_vector(result.value)
@@ -214,16 +261,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _solve_by_value_iteration(game: Game, state: Any, max_nodes: int) -> int:
+def _solve_by_value_iteration(game: Game, state: Any, args: argparse.Namespace) -> int:
     """``solve`` for games that enumerate their states: value iteration over all of them."""
     from jaxgames.search import value_iteration
 
-    if game.num_states > max_nodes:
-        raise TooLarge(
+    if game.num_states > args.max_nodes:
+        raise GameError(
             f"solve: {game.spec} has {game.num_states:,} states, more than --max-nodes "
-            f"{max_nodes:,}"
+            f"{args.max_nodes:,}; raise --max-nodes"
         )
-    result = value_iteration(game)
+    with progress.status_line(_shown(args)), progress.phase("value iteration"):
+        result = value_iteration(game)
     mover = _mover(game, state)
     vector = result.value(state)
     print(f"value:    {float(vector[mover]) + 0.0:+.8f} for {_player_name(game, mover)}")
@@ -245,27 +293,43 @@ def _solve_by_value_iteration(game: Game, state: Any, max_nodes: int) -> int:
 KILL_AFTER_CHUNKS = "JAXGAMES_TEST_KILL_AFTER_CHUNKS"
 """Test hook: the process SIGKILLs itself right after flushing this many chunks."""
 
+MEMORY_SHARE = 0.25
+"""The share of this machine's memory one chunk's roots may take (``--chunk`` is refused
+beyond it)."""
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Search positions in chunks and write one row per position, resuming a killed run.
 
-    Rows go to ``--out`` (JSONL, or CSV with ``--format csv`` or an ``.csv`` name) or to
-    stdout, in input order, flushed after every chunk. Re-running with the same ``--out``
-    keeps its complete rows (a partial last line is cut off), checks that they are the first
-    positions of this input, and goes on after them. The summary line goes to stderr, and a
-    progress bar too when stderr is a terminal. With ``--distributed`` every process of a JAX
-    multi-process run takes its contiguous slice of the positions and writes ``OUT.partK``.
+    Everything is checked before the first search: the options, the input (readable, UTF-8;
+    with ``--strict`` every line parses), the output (writable; rows already there belong
+    to this input, depth and algorithm). Rows go to ``--out`` (JSONL, or CSV with
+    ``--format csv`` or a ``.csv`` name) or to stdout (a table unless ``--format``), in
+    input order, flushed after every chunk; the file is touched only when the first rows
+    are ready. Re-running with the same ``--out`` keeps its complete rows (a partial last
+    line is cut off), checks that they are the first positions of this input, and goes on
+    after them. With ``--distributed`` every process of a JAX multi-process run takes its
+    contiguous slice of the positions and writes ``OUT.partK``.
     """
     from jaxgames import bulk
+    from jaxgames.bulk.output import RowWriter, check_writable, choose_format, read_existing
+    from jaxgames.kernels.playout import state_bytes
 
-    if args.depth < 0:
-        raise UsageError(f"evaluate: --depth must be >= 0, got {args.depth}")
-    if args.chunk is not None and args.chunk < 1:
-        raise UsageError(f"evaluate: --chunk must be >= 1, got {args.chunk}")
+    _positive(args.depth, "--depth", "evaluate", least=0)
+    if args.chunk is not None:
+        _positive(args.chunk, "--chunk", "evaluate")
     if args.distributed and not args.out:
         raise UsageError("evaluate: --distributed needs --out (process K writes OUT.partK)")
-    if args.cpu_devices is not None and args.cpu_devices < 1:
-        raise UsageError(f"evaluate: --cpu-devices must be >= 1, got {args.cpu_devices}")
+    if args.cpu_devices is not None:
+        _positive(args.cpu_devices, "--cpu-devices", "evaluate")
+    fmt = choose_format(args.format, args.out)
     # one CPU device per core, before JAX starts: the batch search is sharded over the
     # local devices, so each core runs its own share (one device keeps to about one core);
     # and 512-bit vectors where the CPU has them
@@ -273,76 +337,65 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     wide_vectors()
     # joining the multi-process runtime must come before anything else touches JAX
     index, count = bulk.initialize_distributed() if args.distributed else (0, 1)
-    game = _game(args.game)
-    fmt = args.format or (
-        ("csv" if args.out.lower().endswith(".csv") else "jsonl") if args.out else "table"
-    )
-    if fmt == "table" and args.out:
-        raise UsageError("evaluate: --format table is for the terminal; use jsonl or csv")
+    game = make(args.game)
+    chunk_size = args.chunk or bulk.DEFAULT_CHUNK_SIZE
+    held = chunk_size * state_bytes(game) * 4  # roots, padded, sharded and frames' copies
+    if held > MEMORY_SHARE * _memory_bytes():
+        raise UsageError(
+            f"evaluate: --chunk {chunk_size:,} would hold about {held / 2**30:,.1f} GiB of "
+            f"{game.spec} positions at once; use a smaller --chunk"
+        )
     if args.algo == "auto":
         args.algo = bulk.default_algorithm(game)
-    bulk.batch_search(args.algo)  # an unknown algorithm fails before any output is touched
     cols = bulk.columns(game)
-    chunk_size = args.chunk or bulk.DEFAULT_CHUNK_SIZE
 
+    # the input first: readable, text, and with --strict every line a position
+    total = check_file(args.file)
+    lines = read_lines(args.file) if args.strict and args.file is not None else None
+    if lines is not None:
+        for _ in read_positions(game, args.file, strict=True, lines=lines):
+            pass  # stops at the first bad line, before any output is touched
     bad: list[BadLine] = []
-    positions: Any = read_positions(game, args.file, strict=args.strict, bad=bad)
-    total = _count_positions(game, args.file) if sys.stderr.isatty() else None  # for the bar
+    positions: Any = read_positions(game, args.file, strict=args.strict, bad=bad, lines=lines)
     out_path = args.out
     if args.distributed:
-        texts = bulk.process_slice([p.text for p in positions], index, count)
-        positions, total = iter(texts), len(texts)
+        records = bulk.process_slice(list(positions), index, count)
+        positions, total = iter(records), len(records)
         out_path = bulk.part_path(args.out, index, count)
     if index == 0:
         _report_bad(bad)  # bad lines found so far (all of them, when distributed)
     bad_reported = len(bad)
 
+    # then the output: writable, and what it holds belongs to this run
     done: list[dict[str, Any]] = []
-    has_header = False
-    created = bool(out_path) and not os.path.exists(out_path)
+    keep = 0
     if out_path:
-        done, has_header = _existing_rows(out_path, fmt, cols)
+        check_writable(out_path)
+        done, keep = read_existing(out_path, fmt, cols)
         _check_resume(out_path, done, positions, args)
-    out: Any = sys.stdout
-    if out_path:
-        out = open(out_path, "a", encoding="utf-8", newline="")  # noqa: SIM115 (closed below)
+    writer = RowWriter(out_path, fmt, cols, keep=keep, legend=_legend(game))
+    kill_after = int(os.environ.get(KILL_AFTER_CHUNKS, "0") or 0)
+    seconds: list[float] = []
+    sizes: list[int] = []
+    nodes: list[int] = []
+    left = None if total is None else max(total - len(done), 0)
     try:
-        writer = csv.DictWriter(out, fieldnames=cols, lineterminator="\n") if fmt == "csv" else None
-        if writer is not None and not has_header:
-            writer.writeheader()
-            out.flush()
-        if fmt == "table":
-            out.write(_table_line({c: c for c in cols}, cols) + "\n")
-        progress = _Progress(None if total is None else max(total - len(done), 0))
-        kill_after = int(os.environ.get(KILL_AFTER_CHUNKS, "0") or 0)
-        chunks = bulk.iter_chunks(game, positions, args.algo, args.depth, chunk_size)
-        seconds: list[float] = []
-        sizes: list[int] = []
-        nodes: list[int] = []
-        for chunk in chunks:
-            for row in chunk.rows:
-                if writer is not None:
-                    writer.writerow(row)
-                elif fmt == "table":
-                    out.write(_table_line(row, cols) + "\n")
-                else:
-                    out.write(json.dumps(row) + "\n")
-            out.flush()
-            seconds.append(chunk.seconds)
-            sizes.append(len(chunk.rows))
-            nodes.append(chunk.nodes)
-            if kill_after and len(seconds) == kill_after:
-                os.kill(os.getpid(), signal.SIGKILL)
-            progress.update(sum(sizes), sum(seconds))
-        progress.close()
+        with progress.status_line(_shown(args)):
+            progress.count(0, left, "positions")
+            chunks = bulk.iter_chunks(game, positions, args.algo, args.depth, chunk_size)
+            for chunk in chunks:
+                writer.write(chunk.rows)
+                seconds.append(chunk.seconds)
+                sizes.append(len(chunk.rows))
+                nodes.append(chunk.nodes)
+                if kill_after and len(seconds) == kill_after:
+                    os.kill(os.getpid(), signal.SIGKILL)
+                progress.count(sum(sizes), left, "positions")
     finally:
-        if out is not sys.stdout:
-            out.close()
+        writer.close()
     if index == 0:
         _report_bad(bad[bad_reported:])
     if not sizes and not done:
-        if created:
-            os.remove(out_path)  # leave no empty file behind
         raise GameError("evaluate: no valid positions to evaluate")
     who = f"process {index} of {count}: " if args.distributed else ""
     summary = _evaluate_summary(seconds, sizes, nodes, len(done), out_path)
@@ -350,80 +403,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-_TABLE_WIDTHS = {"position": 38, "to_move": 7, "value": 8, "score": 5, "best_move": 9, "nodes": 8}
-
-
-def _table_line(row: dict[str, Any], cols: list[str]) -> str:
-    """One aligned line of the terminal table (numbers right-aligned, text cut to width)."""
-    cells = []
-    for col in [c for c in cols if c != "pv"] + ["pv"]:  # the PV, of any length, goes last
-        if col in ("depth", "algorithm"):
-            continue
-        value = row[col]
-        if isinstance(value, float):
-            value = f"{value:+.4f}"
-        text = str(value)
-        width = _TABLE_WIDTHS.get(col)
-        if width is None:  # the PV takes what it needs
-            cells.append(text)
-            continue
-        if len(text) > width:
-            text = text[: width - 1] + "…"
-        cells.append(text.ljust(width) if col == "position" else text.rjust(width))
-    return " ".join(cells)
-
-
-def _count_positions(game: Game, path: str | None) -> int | None:
-    """Lines that may hold a position (for the progress bar); None when unknown (stdin)."""
-    if path is None:
-        return len(game.sample_positions())
-    if path == "-":
-        return None
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return sum(1 for line in f if line.strip() and not line.lstrip().startswith("#"))
-    except OSError:
-        return None  # read_positions reports it
-
-
-def _existing_rows(path: str, fmt: str, cols: list[str]) -> tuple[list[dict[str, Any]], bool]:
-    """The complete rows already in ``path``, and whether it starts with the CSV header.
-
-    A last line without its newline (left by a run killed while writing) is cut off.
-    """
-    if not os.path.exists(path):
-        return [], False
-    rows: list[dict[str, Any]] = []
-    has_header, keep = False, 0
-    foreign = f"{path}: not an output of `jaxgames evaluate --format {fmt}`"
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
-                break  # the partial line of a killed run
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-                if fmt == "csv":
-                    fields = next(csv.reader([line]))
-                    if number == 1:
-                        if fields != cols:
-                            raise ValueError
-                        has_header = True
-                    elif len(fields) == len(cols):
-                        rows.append(dict(zip(cols, fields, strict=True)))
-                    else:
-                        raise ValueError
-                else:
-                    row = json.loads(line)
-                    if not isinstance(row, dict) or not isinstance(row.get("position"), str):
-                        raise ValueError
-                    rows.append(row)
-            except (ValueError, StopIteration):
-                raise GameError(f"{foreign} (line {number}); choose another --out") from None
-            keep += len(raw)
-    if keep < os.path.getsize(path):
-        with open(path, "r+b") as handle:
-            handle.truncate(keep)
-    return rows, has_header
+def _legend(game: Game) -> list[str]:
+    """What a table's columns mean, printed under it."""
+    lines = [
+        "value: for the player to move (to_move), on the game's utility scale "
+        f"({game.utility_min:+g} to {game.utility_max:+g}; a win, draw or loss where proven, "
+        "else the heuristic EVAL at the search depth); pv: the best line found"
+    ]
+    meaning = getattr(game, "score_meaning", "")
+    if meaning:
+        lines.append(f"score: {meaning}")
+    return lines
 
 
 def _check_resume(path: str, done: list[dict[str, Any]], positions: Any, args: Any) -> None:
@@ -442,31 +432,6 @@ def _check_resume(path: str, done: list[dict[str, Any]], positions: Any, args: A
                 f"{row['position']!r}, input position {number} is "
                 f"{'missing' if text is None else repr(text)}); choose another --out"
             )
-
-
-class _Progress:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-
-    def __init__(self, total: int | None) -> None:
-        self.total = total
-        self.shown = sys.stderr.isatty()
-
-    def update(self, done: int, seconds: float) -> None:
-        if not self.shown:
-            return
-        rate = f"{done / seconds:,.0f} positions/s" if seconds > 0 else ""
-        if self.total:
-            filled = min(30, 30 * done // self.total)
-            bar = f"[{'#' * filled}{'.' * (30 - filled)}] {done:,}/{self.total:,}"
-        else:
-            bar = f"{done:,} positions"
-        sys.stderr.write(f"\r{bar}  {rate}\x1b[K")  # \x1b[K: clear the rest of the line
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 def _evaluate_summary(
@@ -506,6 +471,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """
     from jaxgames import bench
 
+    if args.out:
+        if os.path.exists(args.out) and not os.path.isdir(args.out):
+            raise UsageError(f"bench: --out {args.out} is a file; give a directory")
+        parent = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(parent):
+            raise UsageError(f"bench: --out {args.out}: the folder {parent} does not exist")
     config = bench.BenchConfig(
         quick=args.quick,
         games=args.games,
@@ -518,7 +489,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         seed=args.seed,
         command=" ".join(["jaxgames", *args.argv]),
     )
-    result = bench.run(config)
+    with progress.status_line(_shown(args)):
+        result = bench.run(config)
     return 1 if result["skipped"] else 0
 
 
@@ -527,62 +499,118 @@ def _report_bad(bad: list[BadLine]) -> None:
         print(f"jaxgames: skipped {line.source}: {line.message}", file=sys.stderr)
 
 
-# ---------------------------------------------------------------- entry point
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="jaxgames", description="Batched game-tree evaluation in JAX.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+def _shown(args: argparse.Namespace) -> bool:
+    """Progress goes to stderr when it is a terminal, unless ``--quiet``."""
+    return not args.quiet and sys.stderr.isatty()
 
-    p = sub.add_parser("games", help="list the games")
+
+# ---------------------------------------------------------------- entry point
+GAME_HELP = "a game name or spec with parameters, e.g. connect4 or connect4:width=5,height=4"
+FILE_HELP = (
+    "positions, one a line, each optionally followed by a label (see the formats below); "
+    "'-' reads stdin; none: the game's built-in sample"
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from jaxgames import __version__
+
+    quiet = argparse.ArgumentParser(add_help=False)
+    quiet.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    parser = _Parser(
+        prog="jaxgames",
+        description="Batched game-tree evaluation in JAX.",
+        epilog="Run 'jaxgames COMMAND --help' for a command's options and the position formats.",
+    )
+    parser.add_argument("--version", action="version", version=f"jaxgames {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    def command(name: str, help: str, formats: bool = True) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, parents=[quiet], formats=formats)
+
+    p = command("games", "list the games and their facts", formats=False)
     p.set_defaults(run=cmd_games)
 
-    p = sub.add_parser("show", help="print a position, its legal moves and values")
-    p.add_argument("game")
-    p.add_argument("position", nargs="?")
+    p = command("show", "print a position, its legal moves, EVAL and hash")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("position", nargs="?", help="a position (default: the start)")
     p.set_defaults(run=cmd_show)
 
-    p = sub.add_parser("perft", help="count move sequences per ply")
-    p.add_argument("game")
-    p.add_argument("position", help="a position, or the depth when no position is given")
-    p.add_argument("depth", nargs="?")
+    p = command("perft", "count the move sequences of each length from a position")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument(
+        "position", help="a position (default: the start), or the depth when only one is given"
+    )
+    p.add_argument("depth", nargs="?", help="the longest sequences counted (>= 1)")
     p.set_defaults(run=cmd_perft)
 
-    p = sub.add_parser("rollout", help="random playouts from positions")
-    p.add_argument("game")
-    p.add_argument("file", nargs="?", help="positions, one a line ('-': stdin; none: sample)")
-    p.add_argument("--playouts", type=int, default=1000, help="playouts per position")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-steps", type=int, default=None, help="bound on a playout's length")
+    p = command("rollout", "mean outcome of random playouts from each position")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("file", nargs="?", help=FILE_HELP)
+    p.add_argument(
+        "--playouts",
+        type=int,
+        default=DEFAULT_PLAYOUTS,
+        help="playouts per position, any number: they run in rounds that fit in memory "
+        "(default: %(default)s)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="stop a playout after this many steps and score it by EVAL (default: the "
+        "game's length limit)",
+    )
     p.add_argument("--strict", action="store_true", help="stop at the first bad line")
-    p.add_argument("--out", help="write one JSON row per position to this file")
+    p.add_argument("--out", help="also write one JSON row per position to this file")
     p.set_defaults(run=cmd_rollout)
 
-    p = sub.add_parser(
-        "solve", help="exact value and optimal moves (full search, or value iteration)"
+    p = command("solve", "exact value and every optimal move (full search, or value iteration)")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("position", nargs="?", help="a position (default: the start)")
+    p.add_argument(
+        "--max-nodes",
+        type=int,
+        default=DEFAULT_MAX_NODES,
+        help="refuse to hold more distinct positions than this (default: %(default)s)",
     )
-    p.add_argument("game")
-    p.add_argument("position", nargs="?")
-    p.add_argument("--max-nodes", type=int, default=50_000_000)
     p.set_defaults(run=cmd_solve)
 
-    p = sub.add_parser("evaluate", help="search many positions, one output row each")
-    p.add_argument("game")
-    p.add_argument("file", nargs="?", help="positions, one a line ('-': stdin; none: sample)")
-    p.add_argument("--depth", type=int, default=4, help="plies searched below each position")
+    from jaxgames.bulk import ALGORITHMS, DEFAULT_CHUNK_SIZE
+
+    p = command("evaluate", "search many positions, one output row each")
+    p.add_argument("game", help=GAME_HELP)
+    p.add_argument("file", nargs="?", help=FILE_HELP)
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=DEFAULT_DEPTH,
+        help="plies searched below each position; more than the game can still last costs "
+        "nothing extra (default: %(default)s)",
+    )
     p.add_argument(
         "--algo",
-        choices=["auto", "alphabeta", "expectiminimax", "maxn", "minimax", "paranoid"],
+        choices=["auto", *sorted(ALGORITHMS)],
         default="auto",
-        help="search (auto: expectiminimax with chance nodes, else alpha-beta for two "
-        "players, maxn otherwise)",
+        help="search (default: %(default)s: expectiminimax with chance nodes, else alpha-beta "
+        "for two players, maxn otherwise)",
     )
-    p.add_argument("--out", help="write rows here (resumes what is there); default stdout")
+    p.add_argument("--out", help="write rows to this file (resumes what is there; default: stdout)")
     p.add_argument(
         "--format",
         choices=["jsonl", "csv", "table"],
         help="default: a table on stdout; with --out, csv for *.csv, else jsonl",
     )
-    p.add_argument("--chunk", type=int, default=None, help="positions per batch search (1024)")
-    p.add_argument("--strict", action="store_true", help="stop at the first bad line")
+    p.add_argument(
+        "--chunk",
+        type=int,
+        default=None,
+        help=f"positions per batch search (default: {DEFAULT_CHUNK_SIZE})",
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="check every line first; stop at the first bad one"
+    )
     p.add_argument(
         "--distributed", action="store_true", help="one process of a JAX multi-process run"
     )
@@ -595,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_evaluate)
 
-    p = sub.add_parser("bench", help="kernel throughput per game, backend and batch, vs peers")
+    p = command("bench", "kernel throughput per game, backend and batch, vs peers", False)
     p.add_argument("--quick", action="store_true", help="small sizes: about a minute on 2 cores")
     p.add_argument("--games", nargs="+", help="game specs (default: every game; quick: 3)")
     p.add_argument(
@@ -608,9 +636,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batches", nargs="+", type=int, help="batch sizes (default: per workload)")
     p.add_argument("--backends", nargs="+", help="JAX platforms (default: every one present)")
     p.add_argument("--repeats", type=int, default=None, help="timed samples per row (median)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the positions' random play")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the positions' random play (default: 0)"
+    )
     p.add_argument("--no-peers", action="store_true", help="skip pgx, OpenSpiel, python-chess")
-    p.add_argument("--out", help="directory for the JSON and PNG files (benchmarks/results)")
+    p.add_argument(
+        "--out", help="directory for the JSON and PNG files (default: benchmarks/results)"
+    )
     p.set_defaults(run=cmd_bench)
     return parser
 
@@ -619,20 +651,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:  # bare `jaxgames`: what it can do
+            parser.print_help()
+            return 0
         args.argv = argv
         return int(args.run(args))
-    except (UsageError, GameError, TooLarge, ValueError) as err:
+    except (UsageError, GameError, TooLarge, ValueError, OverflowError) as err:
         if os.environ.get("JAXGAMES_DEBUG"):
             raise
-        print(f"jaxgames: error: {err}", file=sys.stderr)
+        message = " ".join(str(err).split()) or type(err).__name__  # one line
+        print(f"jaxgames: error: {message}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("jaxgames: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # stdout closed early (`jaxgames evaluate ... | head`): quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as err:  # the disk filled up, a file vanished mid-run
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"jaxgames: error: {where}{err.strerror or err}", file=sys.stderr)
+        return 2
+    except SystemExit as done:  # --help and --version
+        return done.code if isinstance(done.code, int) else 0
+    except KeyboardInterrupt:
+        print("jaxgames: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

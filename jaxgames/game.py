@@ -25,6 +25,7 @@ concrete states and are never traced.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import jax
@@ -128,6 +129,13 @@ class Game:
             self.terminal(state), self.utility(state), jnp.zeros((self.num_players,), jnp.float32)
         )
 
+    def plies_left(self, state: State) -> jax.Array:
+        """int32: an upper bound on the steps (decisions and chance outcomes) left before
+        the game ends from ``state``; searches never look deeper. The default is
+        ``max_game_length`` (0, "unknown", for a game that sets none); a game that can tell
+        more (stones still to place) says so."""
+        return jnp.int32(self.max_game_length)
+
     # ------------------------------------------------------------------ optional hints
     has_hash: bool = False
     """True when :meth:`hash` is implemented (Zobrist key kept incrementally)."""
@@ -223,9 +231,30 @@ class Game:
         raise NotImplementedError(f"{self.name} has no sampler")
 
     # ------------------------------------------------------------------ host side
+    position_formats: tuple[tuple[str, str], ...] = ()
+    """The notations :meth:`parse` reads, as ``(description, example)`` pairs (shown by
+    ``jaxgames show GAME`` and the command line's help)."""
+
     def parse(self, text: str) -> State:
-        """Position text (the game's notation) -> state. Raises :class:`GameError`."""
+        """Position text (the game's notation) -> state. Raises :class:`GameError`.
+
+        The whole text is one position: anything the notation does not allow (a trailing
+        label, a space inside a move string) is an error, never part of another position.
+        """
         raise NotImplementedError
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """A line of a positions file -> ``(position, label)``.
+
+        Each game says where its position ends, so whatever follows (a score, a name) is
+        the line's label and never read as part of the position. The default: the position
+        is the first whitespace-separated field (move strings, grids, IDs and paths have no
+        spaces); a game whose notation has several fields (a FEN) overrides it. A text
+        holding a line break is one position given whole (a multi-line board).
+        """
+        if "\n" in line.strip():
+            return line.strip(), ""
+        return split_fields(line, 1)
 
     def format(self, state: State) -> str:
         """State -> position text that :meth:`parse` reads back."""
@@ -277,6 +306,15 @@ class Game:
 
     def __repr__(self) -> str:
         return f"make({self.spec!r})"
+
+
+def split_fields(line: str, count: int) -> tuple[str, str]:
+    """``(the first count whitespace-separated fields, the rest)`` of ``line``, each as
+    written there (inner spacing kept), stripped."""
+    spans = [m.span() for m in re.finditer(r"\S+", line)]
+    if len(spans) <= count:
+        return line.strip(), ""
+    return line[: spans[count - 1][1]].strip(), line[spans[count][0] :].strip()
 
 
 def two_player_utility(u: jax.Array) -> jax.Array:

@@ -7,6 +7,7 @@ so ``import jaxgames`` stays cheap.
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from jaxgames.game import Game, GameError
@@ -79,11 +80,35 @@ def make(name: str, /, **params: Any) -> Game:
         raise GameError(f"unknown game {base!r}; known games: {', '.join(list_games())}")
     key = (base, tuple(sorted((k, repr(v)) for k, v in spec_params.items())))
     if key not in _CACHE:
-        module_name, class_name = _REGISTRY[base].split(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
+        cls = game_class(base)
+        known = parameters(base)
+        unknown = [k for k in spec_params if k not in known]
+        if unknown:
+            listed = ", ".join(f"{k} (default {v!r})" for k, v in known.items()) or "none"
+            raise GameError(
+                f"game {base!r} has no parameter {unknown[0]!r}; its parameters: {listed}"
+            )
         try:
             game = cls(**spec_params)
         except TypeError as err:
             raise GameError(f"game {base!r}: {err}") from None
         _CACHE[key] = game
     return _CACHE[key]
+
+
+def game_class(name: str) -> type[Game]:
+    """The class registered under ``name`` (its module imported now)."""
+    if name not in _REGISTRY:
+        raise GameError(f"unknown game {name!r}; known games: {', '.join(list_games())}")
+    module_name, class_name = _REGISTRY[name].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def parameters(name: str) -> dict[str, Any]:
+    """The parameters a game is made with, and their defaults (from its constructor)."""
+    signature = inspect.signature(game_class(name).__init__)
+    return {
+        p.name: p.default
+        for p in list(signature.parameters.values())[1:]  # after self
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    }

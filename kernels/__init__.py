@@ -10,11 +10,15 @@ from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.expand import Frontier, expand, expand_all
 from jaxgames.kernels.expectation import expectation, outcomes
 from jaxgames.kernels.playout import (
+    PlayoutMeans,
     PlayoutResult,
+    lanes_that_fit,
+    playout_means,
     playouts,
     random_actions,
     sample_actions,
     sample_legal,
+    state_bytes,
 )
 from jaxgames.kernels.sharding import (
     batch_sharding,
@@ -25,6 +29,7 @@ from jaxgames.kernels.sharding import (
 )
 from jaxgames.kernels.states import (
     batch_size,
+    check_batch,
     concat,
     pad_to,
     repeat,
@@ -38,9 +43,11 @@ from jaxgames.kernels.states import (
 __all__ = [
     "Batched",
     "Frontier",
+    "PlayoutMeans",
     "PlayoutResult",
     "batch_sharding",
     "batch_size",
+    "check_batch",
     "batched",
     "concat",
     "expand",
@@ -50,6 +57,8 @@ __all__ = [
     "local_mesh",
     "outcomes",
     "pad_to",
+    "lanes_that_fit",
+    "playout_means",
     "playouts",
     "random_actions",
     "repeat",
@@ -59,6 +68,7 @@ __all__ = [
     "shard_multiple",
     "split_cpu",
     "stack",
+    "state_bytes",
     "state_keys",
     "take",
     "to_numpy",

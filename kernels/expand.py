@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxgames.kernels.states import batch_size, concat, pad_to, take
+from jaxgames.kernels.states import batch_size, check_batch, concat, pad_to, take
 
 from jaxgames.game import CHANCE, Game
 
@@ -110,7 +110,7 @@ def expand_all(game: Game, states: Any, chunk: int = 2048, sparse: bool | None =
     """
     if sparse is None:
         sparse = branch_width(game) > SPARSE_WIDTH
-    n = batch_size(states)
+    n = check_batch(game, states, "expand_all")
     pieces, parents, actions, probs = [], [], [], []
     for start in range(0, n, chunk):
         part = take(states, slice(start, start + chunk))

@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels.batched import batched
-from jaxgames.kernels.states import batch_size, pad_to, repeat, take
+from jaxgames.kernels.states import batch_size, check_batch, pad_to, repeat, take
 
 from jaxgames.game import Game
 
@@ -77,7 +77,7 @@ def expectation(
     if not game.num_chance_outcomes:
         raise ValueError(f"expectation: {game.name} has no chance outcomes")
     value_fn = value_fn if value_fn is not None else batched(game).leaf_values
-    n, k = batch_size(states), game.num_chance_outcomes
+    n, k = check_batch(game, states, "expectation"), game.num_chance_outcomes
     children, probs = outcomes(game, states)
     probs = np.asarray(probs, np.float64)  # [N, K]
     bad = np.flatnonzero((probs < 0).any(axis=1) | (np.abs(probs.sum(axis=1) - 1) > 1e-5))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import time
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import jax
@@ -10,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels.batched import leaf_values
 from jaxgames.kernels.expand import branch_weights
-from jaxgames.kernels.states import batch_size, repeat
+from jaxgames.kernels.states import batch_size, check_batch, repeat
 
 from jaxgames.game import Game
 
@@ -203,6 +205,18 @@ def _playouts(
     )
 
 
+def _checked(
+    game: Game, states: Any, num_playouts: int, max_steps: int | None, where: str
+) -> tuple[int, int]:
+    """(N, the step bound) of a playout request, or a one-line error naming ``where``."""
+    if num_playouts < 1:
+        raise ValueError(f"{where}: num_playouts must be >= 1, got {num_playouts}")
+    steps = max_steps if max_steps is not None else game.max_game_length
+    if steps < 1:
+        raise ValueError(f"{where}: {game.name} has no max_game_length; pass max_steps")
+    return check_batch(game, states, where), steps
+
+
 def playouts(
     game: Game,
     states: Any,
@@ -234,11 +248,120 @@ def playouts(
     Returns:
         A :class:`PlayoutResult`.
     """
-    if num_playouts < 1:
-        raise ValueError(f"playouts: num_playouts must be >= 1, got {num_playouts}")
-    steps = max_steps if max_steps is not None else game.max_game_length
-    if steps < 1:
-        raise ValueError(f"playouts: {game.name} has no max_game_length; pass max_steps")
+    steps = _checked(game, states, num_playouts, max_steps, "playouts")[1]
     if compact is None:
         compact = compaction_pays(steps, batch_size(states) * num_playouts)
     return _playouts(game, states, int(num_playouts), key, int(steps), bool(compact))
+
+
+class PlayoutMeans(NamedTuple):
+    """What many playouts from each of ``N`` positions came to, summed on the host."""
+
+    mean_utility: np.ndarray  # float64[N, P]
+    mean_length: np.ndarray  # float64[N]
+    total_length: int  # steps played in all playouts
+    truncated: int  # playouts stopped by max_steps
+    compile_s: float  # compilation of the playout loop (0 when already compiled)
+    run_s: float  # the playouts themselves
+
+
+def state_bytes(game: Game) -> int:
+    """Bytes of one state of ``game`` (from its shapes; nothing is computed)."""
+    shapes = jax.eval_shape(game.init)
+    return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))
+
+
+def lanes_that_fit(game: Game, budget_bytes: int = 1 << 30) -> int:
+    """Playout lanes one round may hold within ``budget_bytes``: each lane's state, the
+    copies the loop makes of it (the stepped state, the compaction's gathers) and its
+    move generation, a few times the state's size (a power of two, 1,024 at least)."""
+    per_lane = 8 * state_bytes(game) + 4 * game.num_actions + 256
+    return max(1024, 1 << max(0, (budget_bytes // per_lane).bit_length() - 1))
+
+
+class RoundPlan(NamedTuple):
+    """How ``num_playouts`` playouts from each of ``n`` positions split into rounds of at
+    most ``lanes`` lanes: ``group`` positions a round, ``per_round`` playouts of each."""
+
+    n: int
+    num_playouts: int
+    group: int
+    per_round: int
+
+    @classmethod
+    def of(cls, n: int, num_playouts: int, lanes: int) -> RoundPlan:
+        lanes = max(1, lanes)
+        group = min(n, lanes)
+        return cls(n, num_playouts, group, max(1, min(num_playouts, lanes // group)))
+
+    @property
+    def count(self) -> int:
+        """Rounds in all."""
+        return -(-self.n // self.group) * -(-self.num_playouts // self.per_round)
+
+    def rounds(self) -> Iterator[tuple[int, int]]:
+        """``(first position, playouts of it already done)`` of each round, in order."""
+        for start in range(0, self.n, self.group):
+            for done in range(0, self.num_playouts, self.per_round):
+                yield start, done
+
+
+def playout_means(
+    game: Game,
+    states: Any,
+    num_playouts: int,
+    key: jax.Array,
+    max_steps: int | None = None,
+    max_lanes: int | None = None,
+) -> PlayoutMeans:
+    """Mean utility and length of ``num_playouts`` random playouts from each of N states,
+    any number of them: the playouts run in rounds of at most ``max_lanes`` lanes (default
+    :func:`lanes_that_fit`), every round of the same shapes (one compilation), their sums
+    kept in float64 on the host. Counts past 2**31 and requests larger than memory are
+    fine; each round is counted to :mod:`jaxgames.progress`.
+    """
+    from jaxgames import progress
+
+    n, steps = _checked(game, states, num_playouts, max_steps, "playout_means")
+    plan = RoundPlan.of(n, num_playouts, int(max_lanes or lanes_that_fit(game)))
+    group, per_round = plan.group, plan.per_round
+    compact = compaction_pays(steps, group * per_round)
+    host = jax.tree.map(np.asarray, states)
+    utility = np.zeros((n, game.num_players), np.float64)
+    length = np.zeros((n,), np.float64)
+    truncated = 0
+    compile_s = run_s = 0.0
+    for i, (start, done) in enumerate(plan.rounds()):
+        real = min(group, n - start)  # the last group is padded with its first position
+        part = jax.tree.map(lambda x, start=start: x[start : start + group], host)
+        if real < group:
+            part = jax.tree.map(
+                lambda x, real=real: np.concatenate([x, np.repeat(x[:1], group - real, 0)]), part
+            )
+        sub = jax.random.fold_in(key, i)
+        args = (game, part, per_round, sub, int(steps), bool(compact))
+        if i == 0:
+            t0 = time.perf_counter()
+            with progress.phase("compiling the playouts"):
+                _playouts.lower(*args).compile()
+            compile_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        with progress.phase("playing"):
+            out = jax.block_until_ready(_playouts(*args))
+        run_s += time.perf_counter() - t0
+        take_n = min(per_round, num_playouts - done)  # the last round may play extra: unused
+        utility[start : start + real] += np.asarray(out.utilities, np.float64)[:real, :take_n].sum(
+            1
+        )
+        lengths = np.asarray(out.lengths, np.int64)[:real, :take_n]
+        length[start : start + real] += lengths.sum(1)
+        truncated += int(np.asarray(out.truncated)[:real, :take_n].sum())
+        progress.count(i + 1, plan.count, "rounds")
+    return PlayoutMeans(
+        mean_utility=utility / num_playouts,
+        mean_length=length / num_playouts,
+        total_length=int(length.sum()),
+        truncated=truncated,
+        compile_s=compile_s,
+        run_s=run_s,
+    )

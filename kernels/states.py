@@ -74,3 +74,26 @@ def state_keys(states: States) -> np.ndarray:
     rows = [np.ascontiguousarray(x).reshape(n, -1).view(np.uint8) for x in jax.tree.leaves(states)]
     rows = np.ascontiguousarray(np.concatenate(rows, axis=1))
     return rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
+
+
+def check_batch(game: Any, states: States, where: str) -> int:
+    """The batch size ``N`` of ``states``, after checking (with chex) that they are a batch
+    of ``game``'s states: the same pytree as its states, every leaf ``[N, ...]`` of the
+    state's shape and dtype. Anything else (one unbatched state, a state of another game,
+    a wrong dtype) is a one-line :class:`jaxgames.game.GameError` naming ``where``."""
+    import chex
+
+    from jaxgames.game import GameError
+
+    try:
+        n = batch_size(states)
+        single = jax.eval_shape(game.init)
+        expected = jax.tree.map(lambda x: jax.ShapeDtypeStruct((n, *x.shape), x.dtype), single)
+        chex.assert_trees_all_equal_structs(states, expected)
+        chex.assert_trees_all_equal_shapes_and_dtypes(states, expected)
+    except (AssertionError, ValueError, TypeError, IndexError) as err:
+        detail = " ".join(str(err).split())
+        raise GameError(
+            f"{where}: not a batch [N, ...] of {game.name} states ({detail[:240]})"
+        ) from None
+    return n

@@ -166,8 +166,12 @@ def test_evaluate_prints_a_table_by_default(capsys, positions_file):
     status, stdout, _ = run(capsys, "evaluate", "connect4", str(positions_file), *EVAL_ARGS)
     assert status == 0
     lines = stdout.splitlines()
-    assert lines[0].split() == ["position", "to_move", "value", "score", "best_move", "nodes", "pv"]
-    assert [line.split()[0] for line in lines[1:]] == EVAL_POSITIONS
+    header = ["position", "label", "to_move", "value", "score", "best_move", "nodes", "pv"]
+    assert lines[0].split() == header
+    rows = lines[1 : 1 + len(EVAL_POSITIONS)]
+    assert [line.split()[0] for line in rows] == EVAL_POSITIONS
+    legend = lines[1 + len(EVAL_POSITIONS) :]  # what value and score mean
+    assert [line.split(":")[0] for line in legend] == ["value", "score"]
     status, _, err = run(capsys, "evaluate", "connect4", "--format", "table", "--out", "x.txt")
     assert status == 2 and "--format table is for the terminal" in err
 
@@ -195,7 +199,7 @@ def test_evaluate_csv_has_a_header_and_the_row_columns(capsys, tmp_path, positio
     assert status == 0
     rows = list(csv.DictReader(out.open()))
     header = out.read_text().splitlines()[0]
-    assert header == "position,to_move,value,score,best_move,pv,nodes,depth,algorithm"
+    assert header == "position,label,to_move,value,score,best_move,pv,nodes,depth,algorithm"
     assert [r["position"] for r in rows] == EVAL_POSITIONS
     assert all(r["algorithm"] == "minimax" and r["depth"] == "1" for r in rows)
     # resuming a CSV file adds no second header

@@ -2,6 +2,7 @@
 
 import functools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -83,8 +84,8 @@ def game(request):
 
 
 def assert_trees_equal(a, b):
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
-        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+    chex.assert_trees_all_equal_structs(a, b)
+    chex.assert_trees_all_equal(a, b)
 
 
 @given(seed=st.integers(0, 2**31 - 1))
@@ -96,9 +97,9 @@ def test_batched_equals_unbatched(game, seed):
     for name in f:
         if name == "step":
             continue
-        got = np.asarray(getattr(kernels, name)(batch))
+        got = getattr(kernels, name)(batch)
         for i, state in enumerate(states):
-            np.testing.assert_allclose(got[i], np.asarray(f[name](state)), err_msg=name)
+            chex.assert_trees_all_close(got[i], f[name](state), custom_message=name)
     leaves = np.asarray(kernels.leaf_values(batch))
     for i, state in enumerate(states):  # a leaf is scored by UTILITY if terminal, else EVAL
         scorer = f["utility"] if bool(f["terminal"](state)) else f["evaluate"]
@@ -217,3 +218,19 @@ def test_uniform_legal_sampling_only_draws_legal_actions(rows, uniform):
     for row, u, a in zip(mask, uniform, drawn, strict=True):
         legal = np.flatnonzero(row)
         assert a == legal[min(int(np.float32(u) * np.float32(len(legal))), len(legal) - 1)]
+
+
+def test_a_wrong_batch_is_one_line_naming_the_kernel():
+    """The public kernels check their input's shapes and dtypes (chex) before tracing."""
+    game = jaxgames.make("connect4")
+    single = game.init()  # one state, not a batch
+    other = stack([jaxgames.make("tictactoe").init()] * 2)
+    halved = jax.tree.map(lambda x: np.asarray(x).astype(np.int16), stack([single] * 2))
+    for bad in (single, other, halved):
+        for call, where in (
+            (lambda s: playouts(game, s, 2, jax.random.key(0)), "playouts"),
+            (lambda s: expand_all(game, s), "expand_all"),
+        ):
+            with pytest.raises(jaxgames.GameError, match=f"^{where}: not a batch") as info:
+                call(bad)
+            assert "\n" not in str(info.value)

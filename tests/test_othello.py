@@ -488,7 +488,7 @@ def test_notation_round_trips():
     for text in GAME.sample_positions():
         state = GAME.parse(text)
         assert state_equal(GAME.parse(GAME.format(state)), state)
-    assert GAME.parse_moves("F5 d6,C3") == [37, 43, 18]
+    assert GAME.parse_moves("F5d6,C3") == [37, 43, 18]
     assert GAME.moves_to_string([37, 43, 18, 64]) == "f5d6c3ps"
     assert state_equal(GAME.parse(""), GAME.init()) and state_equal(
         GAME.parse("start"), GAME.init()

@@ -111,7 +111,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import CHANCE, Game, GameError, two_player_utility, zobrist_table
+from jaxgames.game import CHANCE, Game, GameError, split_fields, two_player_utility, zobrist_table
 
 NUM_CHECKERS = 15
 BAR = 25
@@ -857,8 +857,11 @@ def _zob(p: jax.Array, point: jax.Array, count: jax.Array) -> jax.Array:
     return jnp.asarray(_ZOBRIST)[p, point, jnp.clip(count, 0, NUM_CHECKERS)]
 
 
+_POSITION_ID = re.compile(r"[A-Za-z0-9+/]{14}(:[^:\s]*){0,2}")  # ID[:dice[:player]]
+
+
 class Backgammon(Game):
-    """Backgammon with full-turn moves: 2 players, 23751 actions, 21 chance outcomes."""
+    """Backgammon with full-turn moves (one action per distinct play) and dice as chance."""
 
     name = "backgammon"
     num_players = 2
@@ -1314,6 +1317,30 @@ class Backgammon(Game):
         roll = f"{int(dice[0])}{int(dice[1])}" if dice[0] else "-"
         return " ".join(parts) + f" to_move={'xo'[p]} dice={roll}"
 
+    position_formats = (
+        ("GNU Backgammon position ID, optionally :dice and :player to move", "4HPwATDgc/ABMA:31"),
+        (
+            "board: each side's checkers as point:count (bar:, off:), then to_move= and dice=",
+            "x: 24:2 13:5 8:3 6:5 o: 24:2 13:5 8:3 6:5 to_move=x dice=31",
+        ),
+        ("the start, x to roll", "start"),
+    )
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """A position ID is one field; a board string runs to its ``to_move=`` and
+        ``dice=`` fields (the first other field after them starts the label)."""
+        fields = line.split()
+        if not fields or _POSITION_ID.fullmatch(fields[0]):
+            return split_fields(line, 1)
+        count, closing = 0, False
+        for field in fields:
+            tail = field.lower().startswith(("to_move=", "dice="))
+            if closing and not tail:
+                break
+            closing = closing or tail
+            count += 1
+        return split_fields(line, count)
+
     def parse(self, text: str) -> BackgammonState:
         """A board string (see the module doc), a position ID (``"ID"``, ``"ID:31"``,
         ``"ID:31:o"``), or ``""``/``"start"`` -> state.
@@ -1324,7 +1351,7 @@ class Backgammon(Game):
         stripped = text.strip()
         if stripped == "" or stripped.lower() == "start":
             return self.init()
-        if re.fullmatch(r"[A-Za-z0-9+/]{14}(:[^:\s]*){0,2}", stripped):
+        if _POSITION_ID.fullmatch(stripped):
             return self._parse_id(stripped)
         return self._parse_board(stripped)
 

@@ -87,7 +87,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames import bitboard as bb
-from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
+from jaxgames.game import Game, GameError, split_fields, two_player_utility, zobrist_table
 
 # ---------------------------------------------------------------- constants
 EMPTY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WALL = range(8)
@@ -105,6 +105,7 @@ ONGOING, CHECKMATE, STALEMATE, INSUFFICIENT, THREEFOLD, FIFTY_MOVES = range(6)
 STATUS_NAMES = ("ongoing", "checkmate", "stalemate", "insufficient", "threefold", "fifty")
 
 _FILES = "abcdefgh"
+_UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbn]?")
 _PIECE_LETTERS = ".pnbrqk"
 _ZOBRIST_SEED = 0xC0E55
 # (d_file, d_rank) of the 8 ray directions: N, S, E, W (orthogonal), NE, NW, SE, SW.
@@ -743,7 +744,7 @@ def _key_of(board: np.ndarray, turn: int, castling: int, ep: int) -> np.ndarray:
 
 
 class Chess(Game):
-    """Chess: 2 players (0 white, 1 black), ``A = 1,924`` actions (see the module docs).
+    """Chess with every rule (1,924 action slots); white (player 0) moves first.
 
     Utility: ``[1, -1]`` when white mates, ``[-1, 1]`` when black mates, ``[0, 0]`` for every
     draw. :attr:`max_game_length` is :data:`MAX_GAME_LENGTH`.
@@ -983,6 +984,35 @@ class Chess(Game):
         return state.hash
 
     # ------------------------------------------------------------------ host side
+    position_formats = (
+        (
+            "FEN: 6 fields, or 4 without the clocks",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+        ),
+        ("UCI moves from the start (or after a FEN)", "startpos moves e2e4 e7e5 g1f3"),
+        ("the start", "startpos"),
+    )
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """A FEN is its first 4 fields, and the next 2 when both are whole numbers (the
+        clocks); ``startpos`` is one field; ``moves`` after either takes every following
+        field that is a UCI move. The rest of the line (an EPD operation, a label) is the
+        label."""
+        fields = line.split()
+        if not fields:
+            return "", ""
+        if fields[0] in ("startpos", "start"):
+            count = 1
+        else:
+            count = min(4, len(fields))
+            if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]):
+                count = 6
+        if count < len(fields) and fields[count] == "moves":
+            count += 1
+            while count < len(fields) and _UCI_MOVE.fullmatch(fields[count]):
+                count += 1
+        return split_fields(line, count)
+
     def parse(self, text: str) -> ChessState:
         """FEN (6 fields; the two clocks may be left out) -> state. Also ``""`` or
         ``"startpos"`` for the start, and ``"<FEN or startpos> moves e2e4 e7e5 ..."`` (UCI

@@ -75,7 +75,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import Game, GameError
+from jaxgames.game import Game, GameError, split_fields
 
 SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
 """Corners of the players, by number of players (player ``p`` sits in ``SEATS[n][p]``)."""
@@ -145,7 +145,7 @@ def corner_of(cube: np.ndarray, size: int) -> np.ndarray:
 
 
 class ChineseCheckers(Game):
-    """Chinese checkers (see the module docstring for rules, encoding and notation).
+    """Chinese checkers for 2, 3, 4 or 6 players on a star board of any size.
 
     Args:
         players: 2, 3, 4 or 6.
@@ -431,6 +431,20 @@ class ChineseCheckers(Game):
             action = rank * self.num_holes + to
         self._check_legal(state, action, text)
         return action
+
+    position_formats = (
+        (
+            "rows of holes from the top, '/' between rows (. empty, a digit the player "
+            "there), then the player to move and the ply",
+            "0/00/000/0000/............./............/.........../........../........./"
+            "........../.........../............/............./1111/111/11/1 0 0",
+        ),
+        ("the start", "start"),
+    )
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """Rows, player to move and ply: three fields (two, ply 0, when nothing follows)."""
+        return split_fields(line, 3)
 
     def parse(self, text: str) -> ChineseCheckersState:
         """A position (see the module docstring) or ``start`` -> state.

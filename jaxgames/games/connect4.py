@@ -100,7 +100,7 @@ def _lines_through(lines: np.ndarray, cells: int) -> np.ndarray:
 
 
 class ConnectFour(Game):
-    """Connect four: 2 players, ``width`` actions (columns), player 0 (``x``) moves first.
+    """Connect four on any board (7x6 by default); player 0 (``x``) moves first.
 
     Args:
         width: columns, 1..9 (so a column is one digit in move sequences).
@@ -500,16 +500,35 @@ class ConnectFour(Game):
         low = (self.score_base - jnp.maximum(theirs, self.connect)) / self.max_score
         return jnp.stack([jnp.minimum(-low, -floor), jnp.maximum(high, floor)]).astype(jnp.float32)
 
+    def plies_left(self, state: ConnectFourState) -> jax.Array:
+        """The empty cells: one stone a ply."""
+        return jnp.int32(self.cells) - state.num_moves
+
     def hash(self, state: ConnectFourState) -> jax.Array:
         """uint32[2]: the Zobrist key (cells x stones, plus a key when ``o`` is to move)."""
         return state.words[:2]
 
     # ------------------------------------------------------------------ scores
+    score_meaning = (
+        "the public solvers' distance score for to_move: positive, a win with that many "
+        "stones to spare (22 - stones played by the winner on 7x6), negative a loss, 0 a "
+        "draw or nothing proven within the depth"
+    )
+
     def score_from_value(self, value: float) -> int:
         """The Pons distance score of a value on the utility scale (same player's side)."""
         return int(round(float(value) * self.max_score))
 
     # ------------------------------------------------------------------ host side
+    position_formats = (
+        ("move string: the columns played from the start, 1 = leftmost, no spaces", "4453"),
+        (
+            "grid: rows from the top, '/' between rows; x (first player), o, and . or - empty",
+            "......./......./......./......./...o.../..oxx..",
+        ),
+        ("the empty board", "start"),
+    )
+
     def parse(self, text: str) -> ConnectFourState:
         """A move sequence (``"4453"``), a grid, or ``""``/``"start"`` -> state.
 
@@ -525,7 +544,7 @@ class ConnectFour(Game):
         if stripped == "" or stripped.lower() == "start":
             return self.init()
         if not any(c.lower() in _GRID_CHARS for c in stripped):
-            return self._state_from_board(self._replay(text)[1])
+            return self._state_from_board(self._replay(stripped)[1])
         return self._parse_grid(text)
 
     def parse_moves(self, text: str) -> list[int]:
@@ -537,7 +556,7 @@ class ConnectFour(Game):
         stripped = text.strip()
         if stripped.lower() == "start":
             return []
-        return self._replay(text)[0]
+        return self._replay(stripped)[0]
 
     def moves_to_string(self, actions: Any) -> str:
         """Actions ``[3, 3, 4, 2]`` -> the move sequence ``"4453"``."""
@@ -550,8 +569,11 @@ class ConnectFour(Game):
         actions: list[int] = []
         over = False
         for pos, c in enumerate(text, start=1):
-            if c.isspace():
-                continue
+            if c.isspace():  # "4453 12" is the move string 4453 and a label, never 445312
+                raise GameError(
+                    f"{self.name}: move string {text!r} has a space at character {pos}; a "
+                    "move string is one word (in a positions file, what follows is a label)"
+                )
             where = f"{self.name}: move {len(actions) + 1} ({c!r}) at character {pos}"
             if c not in _DIGITS:
                 raise GameError(f"{where}: not a column digit 1..{self.width}")

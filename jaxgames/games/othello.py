@@ -90,7 +90,7 @@ from jaxgames.bitboard import or_ as _or
 from jaxgames.bitboard import shift as _shift
 from jaxgames.bitboard import shift_by as _shift_by
 from jaxgames.bitboard import xor as _xor
-from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
+from jaxgames.game import Game, GameError, split_fields, two_player_utility, zobrist_table
 
 PASS = 64
 """The pass action."""
@@ -385,7 +385,7 @@ def square_name(square: int) -> str:
 
 
 class Othello(Game):
-    """Othello: 2 players, 65 actions (64 squares and the pass), Black (player 0) first.
+    """Othello on 8x8 bitboards (64 squares and a pass); Black (player 0) moves first.
 
     Attributes:
         probcut_params: fitted ProbCut parameters (:data:`PROBCUT`), for
@@ -548,6 +548,12 @@ class Othello(Game):
         (-0.4) last; the pass (0) is only ever legal alone."""
         return jnp.asarray(self._order)
 
+    def plies_left(self, state: OthelloState) -> jax.Array:
+        """Twice the empty squares: every placement fills one, and at most one pass comes
+        before it (two passes in a row end the game)."""
+        empty = 64 - _count(state.own) - _count(state.opp)
+        return jnp.where(state.passes == 2, 0, 2 * empty).astype(jnp.int32)
+
     def hash(self, state: OthelloState) -> jax.Array:
         """uint32[2]: the Zobrist key, XOR of ``Z[square, colour]`` over the discs and a key
         when White is to move (``[lo, hi]`` words)."""
@@ -614,6 +620,25 @@ class Othello(Game):
         own, opp, player = _int(state.own), _int(state.opp), int(np.asarray(state.player))
         return (own, opp, player) if player == 0 else (opp, own, player)
 
+    position_formats = (
+        (
+            "board: 64 squares a1..h1, a2..h2, ..., h8 (X black, O white, - empty), then the "
+            "side to move (attached or after a space, a trailing ';' allowed)",
+            "---------------------------OX------XO--------------------------- X",
+        ),
+        ("move list: squares a1..h8 from the start, ps a pass, no spaces", "f5d6c3"),
+        ("the start", "start"),
+    )
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """A board string is the board field and, unless the side to move is attached to
+        it, the next field (``<64 squares> X; H5:+6; ...``); a move list is one field."""
+        first = line.split(None, 1)[0] if line.strip() else ""
+        if any(c in "xXoO-." for c in first):
+            squares = sum(c not in "/;" for c in first)
+            return split_fields(line, 1 if squares >= 65 else 2)
+        return split_fields(line, 1)
+
     def parse(self, text: str) -> OthelloState:
         """A board string with the side to move, a move list, or ``""``/``"start"`` -> state.
 
@@ -677,7 +702,12 @@ class Othello(Game):
         actions: list[int] = []
         pos = 0
         while pos < len(text):
-            if text[pos].isspace() or text[pos] in ",;":
+            if text[pos].isspace():  # "f5d6 3" is the move list f5d6 and a label
+                raise GameError(
+                    f"{self.name}: move list {text!r} has a space at character {pos + 1}; a "
+                    "move list is one word (in a positions file, what follows is a label)"
+                )
+            if text[pos] in ",;":
                 pos += 1
                 continue
             match = _MOVE_TOKEN.match(text, pos)

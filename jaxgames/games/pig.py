@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import CHANCE, Game, GameError, two_player_utility
+from jaxgames.game import CHANCE, Game, GameError, split_fields, two_player_utility
 
 _DEFAULT_GOAL = 100
 ROLL, HOLD = 0, 1
@@ -66,7 +66,7 @@ class PigState(NamedTuple):
 
 
 class Pig(Game):
-    """Pig: 2 players race to ``goal`` points rolling one die; roll (0) or hold (1)."""
+    """Pig, the dice game: two players race to a goal (100 by default), rolling or holding."""
 
     name = "pig"
     num_players = 2
@@ -220,6 +220,25 @@ class Pig(Game):
         return PigState(scores=scores, turn=k, to_move=p.astype(jnp.int32), rolling=rolling)
 
     # ------------------------------------------------------------------ host side
+    position_formats = (
+        (
+            "fields: banked scores p0= and p1=, the turn total turn=, to_move=, and "
+            "'rolling' when a roll is pending",
+            "p0=12 p1=30 turn=5 to_move=1",
+        ),
+        ("the start", "start"),
+    )
+
+    def split_position(self, line: str) -> tuple[str, str]:
+        """The position is its leading ``key=value`` and ``rolling`` fields."""
+        count = 0
+        for field in line.split():
+            key = field.partition("=")[0].lower()
+            if not (key in _FIELDS and "=" in field) and key not in (_ROLLING, "start"):
+                break
+            count += 1
+        return split_fields(line, max(count, 1))
+
     def parse(self, text: str) -> PigState:
         """``"p0=12 p1=30 turn=5 to_move=1"`` (plus ``rolling``), ``""`` or ``"start"``.
 

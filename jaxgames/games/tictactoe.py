@@ -74,7 +74,7 @@ class TicTacToeState(NamedTuple):
 
 
 class TicTacToe(Game):
-    """Tic-tac-toe: 2 players, 9 actions (squares), X = player 0 moves first."""
+    """Tic-tac-toe on 3x3, the squares numbered 0-8 row by row; X (player 0) moves first."""
 
     name = "tictactoe"
     num_players = 2
@@ -139,11 +139,21 @@ class TicTacToe(Game):
         e = (open_x - open_o).astype(jnp.float32) / 9.0
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
 
+    def plies_left(self, state: TicTacToeState) -> jax.Array:
+        """The empty squares: one mark a ply."""
+        return jnp.int32(9) - state.num_moves
+
     def hash(self, state: TicTacToeState) -> jax.Array:
         """uint32[2]: the Zobrist key (squares x marks, plus a key when O is to move)."""
         return state.hash
 
     # ------------------------------------------------------------------ host side
+    position_formats = (
+        ("board: rows from the top, '/' between rows; x, o, and . or - empty", "x.o/.x./..o"),
+        ("move list: the squares played from the start, 0-8 row by row, no spaces", "480"),
+        ("the empty board", "start"),
+    )
+
     def parse(self, text: str) -> TicTacToeState:
         """A board string, a move list of square digits, or ``""``/``"start"`` -> state.
 
@@ -157,14 +167,19 @@ class TicTacToe(Game):
         if stripped == "" or stripped.lower() == "start":
             return self.init()
         if not any(c.lower() in _BOARD_CHARS for c in stripped):
-            return self._parse_moves(text)
+            return self._parse_moves(stripped)
         return self._parse_board(text)
 
     def _parse_moves(self, text: str) -> TicTacToeState:
         board = [0] * 9
         move = 0
         for pos, c in enumerate(text, start=1):
-            if c.isspace() or c == ",":
+            if c.isspace():  # "048 1" is the move list 048 and a label, never 0481
+                raise GameError(
+                    f"{self.name}: move list {text!r} has a space at character {pos}; a move "
+                    "list is one word (in a positions file, what follows is a label)"
+                )
+            if c == ",":
                 continue
             move += 1
             where = f"{self.name}: move {move} ({c!r}) at character {pos}"

@@ -238,7 +238,7 @@ def _load_json(text: str, what: str) -> Any:
 
 
 class ExplicitTree(Game):
-    """A finite game tree given explicitly (see the module docstring for the grammar).
+    """Any finite game tree given as nested lists, chance nodes and vector utilities too.
 
     Args:
         tree: the tree as nested lists / dicts, or as a JSON string of it. May also be a
@@ -470,6 +470,11 @@ class ExplicitTree(Game):
         """The state of node id ``node`` (preorder numbering, root 0)."""
         node = int(node)
         return State(node=jnp.int32(node), depth=jnp.int32(len(self._paths[node])))
+
+    position_formats = (
+        ("path: the child indices from the root, separated by '.'", "0.1"),
+        ("the root", "root"),
+    )
 
     def parse(self, text: str) -> State:
         raw = text

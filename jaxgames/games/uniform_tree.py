@@ -106,7 +106,7 @@ class State(NamedTuple):
 
 
 class UniformTree(Game):
-    """A uniform tree of branching ``branching`` and depth ``depth`` (see module docstring).
+    """Synthetic uniform trees with hashed leaf values, randomly or perfectly ordered.
 
     Args:
         branching: children per internal node, ``b >= 1``.
@@ -299,6 +299,11 @@ class UniformTree(Game):
         return jnp.stack([fmix32(gid ^ s), fmix32(gid + jnp.uint32(_GOLDEN)) ^ fmix32(s)])
 
     # ------------------------------------------------------------------ host side
+    position_formats = (
+        ("path: the child indices from the root, separated by '.'", "0.1"),
+        ("the root", "root"),
+    )
+
     def parse(self, text: str) -> State:
         """A path ``"0.2.1"`` (or ``""``/``"root"``) -> the node of the game's own tree.
 

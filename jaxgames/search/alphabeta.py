@@ -68,8 +68,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec
 
+from jaxgames import progress
 from jaxgames.game import Game, GameError
 from jaxgames.kernels import batch_size, leaf_values, local_mesh, shard_batch, stack, to_numpy
+from jaxgames.search.horizon import needed_depth
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
 NEG_INF = -jnp.inf
@@ -753,7 +755,8 @@ def _search_fns(game: Game, opt: Options):
             store = (
                 _tt_index(key, opt.tt_bits),
                 jnp.concatenate([key ^ entry, entry]),
-                finish & (remaining > 0) & ~keep,  # quiescence frames are not stored
+                # quiescence frames are not stored, nor depths the entry's 8 bits cannot hold
+                finish & (remaining > 0) & (remaining < 256) & ~keep,
             )
         return lane, store
 
@@ -1250,6 +1253,7 @@ def alphabeta_batch(
     """
     _validate(game, depth)
     start_time = time.perf_counter()
+    depth = needed_depth(game, states, depth)
     switches = ordering_switches(
         game,
         hint=hint,
@@ -1310,8 +1314,10 @@ def alphabeta_batch(
         tables = shard_batch(tables, mesh)
     first = 1 if (iterative_deepening and depth > 1) else depth
     phases = lane_phases(num_lanes, int(shrink))
-    results, _ = _search_on_devices(
-        game, opt, phases, int(events), mesh, jobs, jnp.int32(depth), jnp.int32(first), tables
+    results, _ = progress.compiled_call(
+        _search_on_devices,
+        *(game, opt, phases, int(events), mesh, jobs, jnp.int32(depth), jnp.int32(first), tables),
+        what=f"alpha-beta of {n:,} positions",
     )
     value = np.asarray(results.value, np.float32)
     mover = np.clip(np.asarray(jax.vmap(game.player)(roots)), 0, 1)

@@ -56,6 +56,7 @@ import numpy as np
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels import leaf_values, stack, take
 from jaxgames.kernels.expand import branch_weights
+from jaxgames.search.horizon import needed_depth
 from jaxgames.search.minimax import minimax_batch
 from jaxgames.search.result import BatchSearchResult, SearchResult
 from jaxgames.search.star_lanes import star_lanes
@@ -443,6 +444,7 @@ def expectiminimax_batch(
         raise GameError("expectiminimax: lanes need a two-player zero-sum game; use mode='levels'")
     if order == "auto":
         order = "lookahead" if game.num_actions <= 64 else "hint"
+    depth = needed_depth(game, states, depth)
     return star_lanes(game, states, depth, pruning, order=order, lanes=lanes, events=events)
 
 

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from jaxgames import progress
 from jaxgames.game import Game
 from jaxgames.kernels import batch_size, expand_all, state_keys, take, to_numpy
 
@@ -30,7 +31,11 @@ class Levels(NamedTuple):
 
 
 class TooLarge(RuntimeError):
-    """The expansion would exceed the node budget."""
+    """The expansion would exceed the node budget (``limit`` nodes, passed at ``ply``)."""
+
+    def __init__(self, message: str, limit: int = 0, ply: int = 0) -> None:
+        super().__init__(message)
+        self.limit, self.ply = limit, ply
 
 
 def dedupe_states(states: Any) -> tuple[Any, np.ndarray]:
@@ -56,7 +61,9 @@ def expand_levels(
     edges: list[Edges] = []
     total = batch_size(roots)
     while depth is None or len(edges) < depth:
-        front = expand_all(game, levels[-1], chunk=chunk)
+        ply = len(edges) + 1
+        with progress.phase(f"ply {ply}: expanding {batch_size(levels[-1]):,} positions"):
+            front = expand_all(game, levels[-1], chunk=chunk)
         if front.count == 0:
             break
         children = front.children
@@ -64,10 +71,13 @@ def expand_levels(
         if dedupe:
             children, child = dedupe_states(children)
         total += batch_size(children)
+        progress.count(total, None, "positions")
         if total > max_nodes:
+            lower = "" if depth is None else "lower the depth or "
             raise TooLarge(
-                f"{game.name}: more than {max_nodes:,} nodes by ply {len(edges) + 1}; "
-                "lower the depth or raise max_nodes"
+                f"{game.name}: more than {max_nodes:,} nodes by ply {ply}; {lower}raise max_nodes",
+                max_nodes,
+                ply,
             )
         edges.append(Edges(front.parent, child, front.action, front.prob))
         levels.append(children)

@@ -68,8 +68,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames import progress
 from jaxgames.game import Game, GameError
 from jaxgames.kernels import batch_size, batched, leaf_values, pad_to, stack, to_numpy
+from jaxgames.search.horizon import needed_depth
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
 PRUNINGS = ("auto", "none", "shallow", "alphabeta")
@@ -425,6 +427,7 @@ def _lanes(
     n = batch_size(states)
     if n == 0:
         raise GameError(f"{pruning}: no positions")
+    depth = needed_depth(game, states, depth)
     if root_players is None:
         root_players = jax.vmap(game.player)(jax.tree.map(jnp.asarray, states))
     # pad to a power of two (few compiled shapes for the host driver's frontiers and for
@@ -440,7 +443,8 @@ def _lanes(
 
     own_max = min(float(game.utility_max), total - others(players - 1))
     constants = jnp.asarray([total - others(players - 2), own_max], jnp.float32)
-    res = _search(
+    res = progress.compiled_call(
+        _search,
         game,
         int(depth),
         mode,
@@ -451,6 +455,7 @@ def _lanes(
         jnp.asarray(root_players, jnp.int32),
         constants,
         jnp.int32(n),
+        what=f"{pruning} maxn of {n:,} positions",
     )
     res = jax.tree.map(lambda x: np.asarray(x)[:n], res)
     return BatchSearchResult(

@@ -29,6 +29,7 @@ import numpy as np
 
 from jaxgames.game import CHANCE, Game
 from jaxgames.kernels import batch_size, batched, pad_to, stack, take
+from jaxgames.search.horizon import needed_depth
 from jaxgames.search.levels import Levels, expand_levels
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
@@ -203,6 +204,7 @@ def minimax_batch(
     if depth < 0:
         raise ValueError(f"minimax: depth must be >= 0, got {depth}")
     start = time.perf_counter()
+    depth = needed_depth(game, states, depth)
     levels = expand_levels(game, states, depth, dedupe=dedupe, max_nodes=max_nodes)
     back = backup(game, levels)
     n = batch_size(states)

@@ -35,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames import progress
 from jaxgames.game import CHANCE, Game
 from jaxgames.kernels import batch_size, leaf_values, to_numpy
 from jaxgames.kernels.expand import branch_width
@@ -488,7 +489,11 @@ def star_lanes(
     if order not in ("hint", "lookahead"):
         raise ValueError(f"expectiminimax: order must be 'hint' or 'lookahead', got {order!r}")
     lookahead = order == "lookahead"
-    res = _search(game, depth, PRUNING_CODES[pruning], lookahead, min(lanes, n), events, roots)
+    res = progress.compiled_call(
+        _search,
+        *(game, depth, PRUNING_CODES[pruning], lookahead, min(lanes, n), events, roots),
+        what=f"expectiminimax of {n:,} positions",
+    )
     res = to_numpy(res)
     value = np.stack([res.value, -res.value], axis=1).astype(np.float32)
     return BatchSearchResult(

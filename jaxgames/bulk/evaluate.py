@@ -12,14 +12,17 @@ whole input is smaller than a chunk) is padded only to the next power of two.
 
 Positions may be given as
 
-* strings in the game's notation, parsed with ``game.parse`` (``position`` is the string);
+* positions lines: a position in the game's notation and an optional label after it
+  (:func:`jaxgames.positions.parse_line`);
 * :class:`jaxgames.positions.Position` records, as :func:`jaxgames.positions.read_positions`
   yields them (``position`` is their text, the state is used as parsed);
 * parsed states (one state each, not batched; ``position`` is ``game.format(state)``).
 
 Every row is a JSON-serialisable dict, in input order:
 
-* ``position``: the position as given;
+* ``position``: the position as given (without its label);
+* ``label``: what followed the position on its line (``""`` when nothing), as positions
+  files carry scores or names after the position (:mod:`jaxgames.positions`);
 * ``to_move``: the player whose value ``value`` is: the player to move at the root, or 0 at a
   terminal root or a chance node;
 * ``value``: the root's backed-up value for ``to_move``, on the game's utility scale (at a
@@ -37,16 +40,16 @@ Every row is a JSON-serialisable dict, in input order:
 from __future__ import annotations
 
 import itertools
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
 
+from jaxgames.bulk.distributed import initialize_distributed, process_slice
 from jaxgames.game import CHANCE, Game, GameError
-from jaxgames.positions import Position
+from jaxgames.positions import Position, parse_line
 
 DEFAULT_CHUNK_SIZE = 1024
 """Positions per chunk: one batch search at a time, and one flush of the CLI's output."""
@@ -61,15 +64,20 @@ class Chunk(NamedTuple):
 
 
 # ---------------------------------------------------------------- algorithms and columns
-def known_algorithms() -> list[str]:
-    """The algorithms bulk evaluation can run: every ``jaxgames.search.<name>_batch``."""
-    import jaxgames.search as search
+ALGORITHMS: dict[str, str] = {
+    "alphabeta": "alphabeta_batch",
+    "expectiminimax": "expectiminimax_batch",
+    "maxn": "maxn_batch",
+    "minimax": "minimax_batch",
+    "paranoid": "paranoid_batch",
+}
+"""The searches bulk evaluation runs, by name: each a ``jaxgames.search`` batch search
+``(game, states [N], depth, **options) -> BatchSearchResult``."""
 
-    return sorted(
-        name[: -len("_batch")]
-        for name in dir(search)
-        if name.endswith("_batch") and callable(getattr(search, name))
-    )
+
+def known_algorithms() -> list[str]:
+    """The algorithms bulk evaluation can run (:data:`ALGORITHMS`)."""
+    return sorted(ALGORITHMS)
 
 
 def default_algorithm(game: Game) -> str:
@@ -84,19 +92,18 @@ def default_algorithm(game: Game) -> str:
 
 
 def batch_search(algorithm: str) -> Callable[..., Any]:
-    """``jaxgames.search.<algorithm>_batch``, or a one-line :class:`GameError`."""
+    """The batch search named ``algorithm``, or a one-line :class:`GameError`."""
     import jaxgames.search as search
 
-    fn = getattr(search, f"{algorithm}_batch", None)
-    if not callable(fn):
-        known = ", ".join(known_algorithms()) or "none"
+    if algorithm not in ALGORITHMS:
+        known = ", ".join(known_algorithms())
         raise GameError(f"evaluate: unknown algorithm {algorithm!r}; known: {known}")
-    return fn
+    return getattr(search, ALGORITHMS[algorithm])
 
 
 def columns(game: Game) -> list[str]:
     """The fields of a row, in order (``score`` only for games that have one)."""
-    names = ["position", "to_move", "value", "score", "best_move", "pv", "nodes"]
+    names = ["position", "label", "to_move", "value", "score", "best_move", "pv", "nodes"]
     if not hasattr(game, "score_from_value"):
         names.remove("score")
     return [*names, "depth", "algorithm"]
@@ -215,7 +222,7 @@ def _chunks(
         batch = list(itertools.islice(positions, size))  # reading and parsing count too
         if not batch:
             return
-        texts, states = zip(*(_position(game, p) for p in batch), strict=True)
+        texts, labels, states = zip(*(_position(game, p) for p in batch), strict=True)
         n = len(states)
         padded = full
         if first and n < size:  # the only chunk: no need for the full size
@@ -224,18 +231,18 @@ def _chunks(
         first = False
         roots = pad_to(stack(list(states)), padded)
         result = search(game, shard_batch(roots, mesh) if shard else roots, depth, **options)
-        rows = _rows(game, list(texts), roots, n, result, depth, algorithm)
+        rows = _rows(game, list(texts), list(labels), roots, n, result, depth, algorithm)
         nodes = int(np.asarray(result.nodes)[:n].sum())
         yield Chunk(rows, time.perf_counter() - start, nodes)
 
 
-def _position(game: Game, item: Any) -> tuple[str, Any]:
-    """(text as given, state) of one input item."""
+def _position(game: Game, item: Any) -> tuple[str, str, Any]:
+    """(position as given, label, state) of one input item."""
     if isinstance(item, str):
-        return item, game.parse(item)
+        return parse_line(game, item)
     if isinstance(item, Position):
-        return item.text, item.state
-    return game.format(item), item
+        return item.text, item.label, item.state
+    return game.format(item), "", item
 
 
 def _number(x: Any) -> float:
@@ -244,7 +251,14 @@ def _number(x: Any) -> float:
 
 
 def _rows(
-    game: Game, texts: list[str], roots: Any, n: int, result: Any, depth: int, algorithm: str
+    game: Game,
+    texts: list[str],
+    labels: list[str],
+    roots: Any,
+    n: int,
+    result: Any,
+    depth: int,
+    algorithm: str,
 ) -> list[dict[str, Any]]:
     from jaxgames.kernels import batched, to_numpy
 
@@ -262,7 +276,8 @@ def _rows(
     rows = []
     for i in range(n):
         v = _number(value[i, mover[i]])
-        row: dict[str, Any] = {"position": texts[i], "to_move": int(mover[i]), "value": v}
+        row: dict[str, Any] = {"position": texts[i], "label": labels[i]}
+        row.update({"to_move": int(mover[i]), "value": v})
         if has_score:
             row["score"] = int(game.score_from_value(v))
         if best[i] >= 0 and player[i] != CHANCE:
@@ -301,45 +316,3 @@ def _pv_names(game: Game, roots: Any, pv: np.ndarray) -> list[list[str]]:
             padded[:n] = np.where(alive, action, 0)  # dead lanes step anywhere, unused
             states = to_numpy(step(states, padded))
     return names
-
-
-# ---------------------------------------------------------------- several processes
-def initialize_distributed() -> tuple[int, int]:
-    """Join JAX's multi-process runtime (once); returns ``(process_index, process_count)``.
-
-    Calls ``jax.distributed.initialize()``, which must come before any JAX computation in
-    the process. Its arguments come from the environment: ``JAX_COORDINATOR_ADDRESS``
-    (``host:port`` of process 0, read by JAX itself), and ``JAX_NUM_PROCESSES`` and
-    ``JAX_PROCESS_ID`` when set; otherwise JAX detects them on the clusters it knows (Slurm,
-    Open MPI, Cloud TPU, ...).
-    """
-
-    def env_int(name: str) -> int | None:
-        raw = os.environ.get(name, "").strip()
-        if not raw:
-            return None
-        try:
-            return int(raw)
-        except ValueError:
-            raise GameError(f"distributed: {name}={raw!r} is not a whole number") from None
-
-    if not jax.distributed.is_initialized():
-        try:
-            jax.distributed.initialize(
-                num_processes=env_int("JAX_NUM_PROCESSES"), process_id=env_int("JAX_PROCESS_ID")
-            )
-        except (RuntimeError, ValueError, TypeError) as err:
-            first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-            raise GameError(f"distributed: cannot join JAX's runtime: {first}") from None
-    return jax.process_index(), jax.process_count()
-
-
-def process_slice(items: Sequence[Any], index: int, count: int) -> Sequence[Any]:
-    """The ``index``-th of ``count`` contiguous, near-equal slices of ``items`` (in order)."""
-    n = len(items)
-    return items[index * n // count : (index + 1) * n // count]
-
-
-def part_path(path: str, index: int, count: int) -> str:
-    """``path.partK``, K zero-padded to the width of ``count - 1`` (so they sort in order)."""
-    return f"{path}.part{index:0{len(str(count - 1))}d}"

@@ -1,0 +1,29 @@
+"""How deep a search of some roots needs to go: never past the end of their games."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import numpy as np
+
+from jaxgames.game import Game
+
+
+@functools.cache
+def _plies_left(game: Game) -> Any:
+    return jax.jit(jax.vmap(game.plies_left))
+
+
+def needed_depth(game: Game, roots: Any, depth: int) -> int:
+    """``depth``, lowered to the most plies any of ``roots`` [N] can still last.
+
+    Below that every path has ended in a finished game, so a deeper search would find the
+    same values at more cost (``--depth 1000`` costs what the game needs). Games that bound
+    no length (``max_game_length`` 0) keep ``depth``.
+    """
+    if depth <= 0 or game.max_game_length <= 0:
+        return depth
+    left = np.asarray(_plies_left(game)(roots))
+    return int(min(depth, max(int(left.max(initial=0)), 0)))
