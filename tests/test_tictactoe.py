@@ -251,7 +251,7 @@ def test_start():
         ("49", "move 2 ('9') at character 2: square 9"),
         ("0314258", "move 6 ('5') at character 6: the game is already over"),
         ("x.q/.../...", "'q' at character 3"),
-        ("x..4.....", "'4' at character 4"),
+        ("x..4.....", "mixes square digits and board marks"),
         ("40a", "move 3 ('a') at character 3: not a square digit"),
         ("x..../.../...", "row 1 has 5 cells"),
         ("x../.../.../...", "4 row(s)"),

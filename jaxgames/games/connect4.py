@@ -545,6 +545,11 @@ class ConnectFour(Game):
             return self.init()
         if not any(c.lower() in _GRID_CHARS for c in stripped):
             return self._state_from_board(self._replay(stripped)[1])
+        if any(c in _DIGITS for c in stripped):
+            raise GameError(
+                f"{self.name}: {stripped!r} mixes column digits and grid marks: a move string "
+                "holds only the digits of columns, a grid only x, o, . and - (rows split by /)"
+            )
         return self._parse_grid(text)
 
     def parse_moves(self, text: str) -> list[int]:

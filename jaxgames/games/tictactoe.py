@@ -168,6 +168,11 @@ class TicTacToe(Game):
             return self.init()
         if not any(c.lower() in _BOARD_CHARS for c in stripped):
             return self._parse_moves(stripped)
+        if any(c in _DIGITS for c in stripped):
+            raise GameError(
+                f"{self.name}: {stripped!r} mixes square digits and board marks: a move list "
+                "holds only the digits of squares, a board only x, o, . and - (rows split by /)"
+            )
         return self._parse_board(text)
 
     def _parse_moves(self, text: str) -> TicTacToeState:
