@@ -308,6 +308,14 @@ class Game:
         return f"make({self.spec!r})"
 
 
+def whole_number(text: str) -> int:
+    """A whole number written in ASCII digits (no sign, no underscore, no other script's
+    digits, which ``int`` would accept); ValueError otherwise."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"not a whole number: {text!r}")
+    return int(text)
+
+
 def split_fields(line: str, count: int) -> tuple[str, str]:
     """``(the first count whitespace-separated fields, the rest)`` of ``line``, each as
     written there (inner spacing kept), stripped."""

@@ -138,4 +138,3 @@ def status_line(shown: bool) -> Iterator[StatusLine | None]:
             yield line
     finally:
         line.close()
-

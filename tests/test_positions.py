@@ -17,6 +17,7 @@ from backgammon_reference import from_position_id
 from conftest import REFERENCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_othello import Ref as OthelloRef
 
 import jaxgames
 from jaxgames.game import GameError
@@ -179,8 +180,78 @@ def pig_oracle(text: str) -> tuple | None:
     return (p0, p1, turn, mover, rolling)
 
 
-def our_connect4(game, state) -> str:
-    return game.format(state)
+def othello_oracle(text: str) -> str | None:
+    """The board string (64 squares, a space, the side) of an Othello board or move list,
+    read by the rules-from-scratch reference of the Othello tests."""
+    if text in ("", "start"):
+        return OthelloRef().text()
+    squares = [c for c in text if c not in " /"]
+    if squares and squares[-1] == ";":
+        squares.pop()
+    if any(c in "xXoO-." for c in text):
+        if len(squares) != 65 or set("".join(squares[:64]).upper()) - set("XO-."):
+            return None
+        if squares[64].upper() not in "XO":
+            return None
+        cells = ["-" if c == "." else c for c in "".join(squares[:64]).upper()]
+        return "".join(cells) + " " + squares[64].upper()
+    ref = OthelloRef()
+    for token in re.findall(r"..?", text.replace(",", "").replace(";", "")):
+        token = token.lower()
+        if ref.over():
+            return None
+        if token == "ps":
+            if ref.actions() != [64]:
+                return None
+            ref.play(64)
+            continue
+        if not re.fullmatch(r"[a-h][1-8]", token):
+            return None
+        if ref.actions() == [64]:
+            ref.play(64)  # a forced pass may be left out of a move list
+        square = "abcdefgh".index(token[0]) + 8 * (int(token[1]) - 1)
+        if square not in ref.actions():
+            return None
+        ref.play(square)
+    return ref.text()
+
+
+CC_ROWS = [1, 2, 3, 4, 13, 12, 11, 10, 9, 10, 11, 12, 13, 4, 3, 2, 1]
+
+
+def chinese_checkers_oracle(text: str) -> str | None:
+    """Rows, player to move and ply, checked field by field; the canonical text."""
+    fields = text.split()
+    if len(fields) not in (2, 3):
+        return None
+    rows = fields[0].replace("-", ".").split("/")
+    if [len(r) for r in rows] != CC_ROWS or set("".join(rows)) - set(".01"):
+        return None
+    if any("".join(rows).count(p) != 10 for p in "01"):
+        return None
+    if not all(re.fullmatch(r"[0-9]+", f) for f in fields[1:]):
+        return None
+    player, ply = int(fields[1]), int(fields[2]) if len(fields) == 3 else 0
+    if player > 1 or ply > 1000:
+        return None
+    return f"{'/'.join(rows)} {player} {ply}"
+
+
+def path_oracle(branching: list[int] | int, depth: int):
+    """The path of a node of a tree of the given branching (per node of an explicit tree:
+    the child counts along the leftmost nodes are enough for the paths tested here)."""
+
+    def read(text: str) -> str | None:
+        if text in ("", "root"):
+            return "root"
+        steps = text.removeprefix("root.").split(".")
+        if len(steps) > depth or not all(re.fullmatch(r"[0-9]+", s) for s in steps):
+            return None
+        if any(int(s) >= branching for s in steps):
+            return None
+        return ".".join(str(int(s)) for s in steps)
+
+    return read
 
 
 CASES = {
@@ -196,6 +267,9 @@ CASES = {
             tuple(int(x) for x in np.asarray(s.dice)),
         ),
     ),
+    "othello": (othello_oracle, lambda g, s: g.format(s)),
+    "chinese_checkers": (chinese_checkers_oracle, lambda g, s: g.format(s)),
+    "uniform_tree:branching=3,depth=4": (path_oracle(3, 4), lambda g, s: g.format(s)),
     "pig": (
         pig_oracle,
         lambda g, s: (
@@ -244,6 +318,28 @@ def valid_positions(name: str) -> list[str]:
             f"to_move={rng.randint(0, 1)}"
             for _ in range(30)
         ] + ["start"]
+    if name == "othello":
+        fforum = (REFERENCE / "othello_fforum_20_39.obf").read_text().splitlines()
+        boards = [" ".join(line.split()[:2]) for line in fforum]
+        games = []
+        for _ in range(20):
+            ref, names = OthelloRef(), []
+            for _ in range(rng.randint(1, 30)):
+                if ref.over():
+                    break
+                action = rng.choice(ref.actions())
+                ref.play(action)
+                names.append(
+                    "ps" if action == 64 else "abcdefgh"[action % 8] + str(action // 8 + 1)
+                )
+            games.append("".join(names))
+        return boards + games
+    if name == "chinese_checkers":
+        return jaxgames.make(name).sample_positions()
+    if name.startswith("uniform_tree"):
+        return ["root"] + [
+            ".".join(str(rng.randrange(3)) for _ in range(rng.randint(1, 4))) for _ in range(20)
+        ]
     raise AssertionError(name)
 
 
@@ -253,7 +349,7 @@ def case(request):
     game = jaxgames.make(name)
     oracle, ours = CASES[name]
     texts = [t for t in valid_positions(name) if oracle(t) is not None]
-    assert len(texts) >= 10, name  # the oracle reads the reference positions
+    assert len(texts) >= min(10, len(valid_positions(name))), name  # the oracle reads them
     return game, oracle, ours, texts
 
 
@@ -345,10 +441,6 @@ def test_every_pons_line_reads_as_its_first_field(name):
         moves, score = line.split()
         assert (record.text, record.label) == (moves, score)
         assert game.format(record.state) == connect4_oracle(moves)
-
-
-def othello_oracle(board: str) -> str:
-    return board.upper()
 
 
 def test_every_fforum_line_reads_as_its_board_and_side():

@@ -247,7 +247,7 @@ def test_paths_round_trip():
     "text, words",
     [
         ("3", "step 1 ('3') of '3': the node at 'root' has 3 children"),
-        ("0.-1", "step 2 ('-1') of '0.-1': the node at '0' has 3 children"),
+        ("0.-1", "step 2 ('-1') of '0.-1': not a child index"),
         ("0.0.0.0", "step 4 ('0') of '0.0.0.0': the node at '0.0.0' is a leaf"),
         ("0.a", "step 2 ('a') of '0.a': not a child index"),
     ],

@@ -87,7 +87,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames import bitboard as bb
-from jaxgames.game import Game, GameError, split_fields, two_player_utility, zobrist_table
+from jaxgames.game import (
+    Game,
+    GameError,
+    split_fields,
+    two_player_utility,
+    whole_number,
+    zobrist_table,
+)
 
 # ---------------------------------------------------------------- constants
 EMPTY, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WALL = range(8)
@@ -1005,7 +1012,7 @@ class Chess(Game):
             count = 1
         else:
             count = min(4, len(fields))
-            if len(fields) >= 6 and all(f.isdigit() for f in fields[4:6]):
+            if len(fields) >= 6 and all(f.isascii() and f.isdigit() for f in fields[4:6]):
                 count = 6
         if count < len(fields) and fields[count] == "moves":
             count += 1
@@ -1078,7 +1085,7 @@ class Chess(Game):
             if ep // 8 != (5 if turn == WHITE else 2):
                 ep = -1  # on the wrong rank for the side to move: no capture is possible
         try:
-            halfmove, fullmove = int(half_text), int(full_text)
+            halfmove, fullmove = whole_number(half_text), whole_number(full_text)
         except ValueError:
             raise GameError(
                 f"chess: FEN clocks {half_text!r} {full_text!r} are not integers"

@@ -75,7 +75,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import Game, GameError, split_fields
+from jaxgames.game import Game, GameError, split_fields, whole_number
 
 SEATS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
 """Corners of the players, by number of players (player ``p`` sits in ``SEATS[n][p]``)."""
@@ -493,8 +493,8 @@ class ChineseCheckers(Game):
                     f"{self.pieces}"
                 )
         try:
-            to_move = int(fields[1])
-            ply = int(fields[2]) if len(fields) == 3 else 0
+            to_move = whole_number(fields[1])
+            ply = whole_number(fields[2]) if len(fields) == 3 else 0
         except ValueError:
             raise GameError(f"{self.name}: bad player to move or ply in {text!r}") from None
         if not 0 <= to_move < self.num_players:

@@ -273,7 +273,7 @@ class Pig(Game):
                 )
             if key in values:
                 raise GameError(f"{self.name}: field {key!r} is given twice")
-            if not raw.isdigit():
+            if not (raw.isascii() and raw.isdigit()):
                 raise GameError(f"{self.name}: {key}={raw!r} is not a whole number >= 0")
             values[key] = int(raw)
         for key in ("p0", "p1"):

@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import CHANCE, Game, GameError
+from jaxgames.game import CHANCE, Game, GameError, whole_number
 
 # ---------------------------------------------------------------------- built-in examples
 
@@ -485,7 +485,7 @@ class ExplicitTree(Game):
         for i, step in enumerate(text.split(".") if text else [], start=1):
             where = f"the node at '{_show(path)}'" if path else "the root"
             try:
-                k = int(step.strip())
+                k = whole_number(step.strip())
             except ValueError:
                 raise GameError(
                     f"tree: step {i} ({step!r}) of {raw!r}: not a child index"

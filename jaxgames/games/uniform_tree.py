@@ -48,7 +48,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import Game, GameError
+from jaxgames.game import Game, GameError, whole_number
 
 ORDERINGS = ("random", "best", "worst")
 
@@ -318,7 +318,7 @@ class UniformTree(Game):
         for i, step in enumerate(steps, start=1):
             where = ".".join(steps[: i - 1]) or "root"
             try:
-                k = int(step.strip())
+                k = whole_number(step.strip())
             except ValueError:
                 raise GameError(
                     f"uniform_tree: step {i} ({step!r}) of {raw!r}: not a child index"
