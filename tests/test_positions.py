@@ -24,6 +24,7 @@ from jaxgames.game import GameError
 from jaxgames.positions import parse_line, read_positions
 
 PONS = REFERENCE / "connect4_pons"
+AIMA_TREE = [[3, 12, 8], [2, 4, 6], [14, 5, 2]]  # AIMA figure 5.2: every path is 2 steps
 LINE_EXAMPLES = 60  # hypothesis examples per game and property: parsing compiles nothing new
 
 
@@ -270,6 +271,7 @@ CASES = {
     "othello": (othello_oracle, lambda g, s: g.format(s)),
     "chinese_checkers": (chinese_checkers_oracle, lambda g, s: g.format(s)),
     "uniform_tree:branching=3,depth=4": (path_oracle(3, 4), lambda g, s: g.format(s)),
+    "tree": (path_oracle(3, 2), lambda g, s: g.format(s)),
     "pig": (
         pig_oracle,
         lambda g, s: (
@@ -336,7 +338,7 @@ def valid_positions(name: str) -> list[str]:
         return boards + games
     if name == "chinese_checkers":
         return jaxgames.make(name).sample_positions()
-    if name.startswith("uniform_tree"):
+    if name.startswith("uniform_tree") or name == "tree":
         return ["root"] + [
             ".".join(str(rng.randrange(3)) for _ in range(rng.randint(1, 4))) for _ in range(20)
         ]
@@ -346,7 +348,7 @@ def valid_positions(name: str) -> list[str]:
 @pytest.fixture(scope="module", params=sorted(CASES))
 def case(request):
     name = request.param
-    game = jaxgames.make(name)
+    game = jaxgames.make(name, tree=AIMA_TREE) if name == "tree" else jaxgames.make(name)
     oracle, ours = CASES[name]
     texts = [t for t in valid_positions(name) if oracle(t) is not None]
     assert len(texts) >= min(10, len(valid_positions(name))), name  # the oracle reads them
