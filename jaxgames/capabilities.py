@@ -1,0 +1,183 @@
+"""What a game can do beyond the protocol's functions, as typed capabilities.
+
+A game has a capability when it implements the capability's methods and facts (a
+:class:`typing.Protocol`); a search that uses one asks ``isinstance(game, Capability)``
+and says so in its docstring. The base class :class:`jaxgames.game.Game` implements none of
+them, so a game has exactly the capabilities it defines. ``capabilities(game)`` lists them.
+
+Each method takes ONE state, like the protocol's functions, unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import jax
+
+State = Any
+
+
+@runtime_checkable
+class Hashing(Protocol):
+    """A 64-bit Zobrist key of a position, kept incrementally: transposition tables."""
+
+    def hash(self, state: State) -> jax.Array:
+        """``uint32[2]``: the key; equal positions have equal keys."""
+        ...
+
+
+@runtime_checkable
+class MoveOrdering(Protocol):
+    """Which moves to search first (captures, threats): alpha-beta's ordering hint."""
+
+    def move_order_scores(self, state: State) -> jax.Array:
+        """``float32[num_actions]``: higher means "search this move earlier"; positive
+        scores mark moves searched before the search's own orderings (killers, history)."""
+        ...
+
+
+@runtime_checkable
+class MoveLists(Protocol):
+    """A position's legal moves as a compact list: searches then hold ``max_moves`` moves
+    per node, not ``num_actions`` slots. Without it a list is made from ``legal_mask``."""
+
+    max_moves: int  # the most legal moves any position has (a proven bound)
+
+    def legal_moves(self, state: State) -> jax.Array:
+        """``int32[max_moves]``: the legal actions, in any order, then ``-1``."""
+        ...
+
+
+@runtime_checkable
+class ListOrdering(Protocol):
+    """Ordering scores for the moves of a compact list, without the whole action space."""
+
+    def move_scores(self, state: State, moves: jax.Array) -> jax.Array:
+        """``float32[M]`` for ``moves`` ``int32[M]`` (``-1`` entries: any value), on the
+        scale of :meth:`MoveOrdering.move_order_scores`."""
+        ...
+
+
+@runtime_checkable
+class NoisyMoves(Protocol):
+    """Moves that change the material balance (captures, promotions): quiescence search
+    goes on past the horizon through them only."""
+
+    def noisy_mask(self, state: State) -> jax.Array:
+        """``bool[num_actions]``: the noisy moves (legal or not)."""
+        ...
+
+    def any_noisy(self, state: State) -> jax.Array:
+        """``bool``: the position has a legal noisy move."""
+        ...
+
+
+@runtime_checkable
+class Checks(Protocol):
+    """Whether the side to move is in check: check extensions, and no null move there."""
+
+    def in_check(self, state: State) -> jax.Array:
+        """``bool``."""
+        ...
+
+
+@runtime_checkable
+class NullMove(Protocol):
+    """Passing: null-move pruning."""
+
+    def null_step(self, state: State) -> State:
+        """The position after the side to move passes (the hash follows)."""
+        ...
+
+    def null_ok(self, state: State) -> jax.Array:
+        """``bool``: a pass may be tried here (not in check, zugzwang unlikely)."""
+        ...
+
+
+@runtime_checkable
+class ValueBounds(Protocol):
+    """Bounds on the value of every search from a position (a win is at best one move
+    away): alpha-beta narrows each node's window to them."""
+
+    def value_bounds(self, state: State) -> jax.Array:
+        """``float32[2]``: ``(low, high)`` for the player to move; the utility of every
+        terminal state and the EVAL of every state reachable from ``state`` lie within."""
+        ...
+
+
+@runtime_checkable
+class ImmediateLosses(Protocol):
+    """Moves that lose at once, so a solver never searches them (Pons's "losing moves":
+    in connect four, a move that lets the opponent connect next)."""
+
+    def losing_moves(self, state: State) -> jax.Array:
+        """``bool[num_actions]``: legal moves no better for the mover than every unmarked
+        legal move (a move that lets the opponent win next, where another does not). A
+        search may skip them while an unmarked legal move remains: the value is unchanged."""
+        ...
+
+
+@runtime_checkable
+class Enumeration(Protocol):
+    """A numbering of the game's whole state space: value iteration and retrograde
+    analysis solve it, cycles included."""
+
+    num_states: int
+
+    def state_index(self, state: State) -> jax.Array:
+        """``int32`` in ``[0, num_states)`` of a non-terminal state."""
+        ...
+
+    def state_from_index(self, index: jax.Array) -> State:
+        """The inverse of :meth:`state_index`."""
+        ...
+
+
+@runtime_checkable
+class Sampling(Protocol):
+    """A random legal move drawn without building the legal mask (BATCHED)."""
+
+    def sample_actions(self, states: State, uniform: jax.Array) -> jax.Array:
+        """``states [B]``, ``uniform float32[B]`` in ``[0, 1)`` -> ``int32[B]``: uniform
+        among the legal actions at decisions, by ``chance_probs`` at chance nodes."""
+        ...
+
+
+@runtime_checkable
+class Scoring(Protocol):
+    """An integer score beside the utility (connect four's distance score)."""
+
+    score_meaning: str  # one line: what the score says (the table's legend)
+
+    def score_from_value(self, value: float) -> int:
+        """The score of a value on the utility scale (same player's side)."""
+        ...
+
+
+@runtime_checkable
+class SolutionSummary(Protocol):
+    """Readable lines about a solved game (``jaxgames solve``)."""
+
+    def solution_summary(self, result: Any) -> list[str]: ...
+
+
+ALL: tuple[type, ...] = (
+    Hashing,
+    MoveOrdering,
+    MoveLists,
+    ListOrdering,
+    NoisyMoves,
+    Checks,
+    NullMove,
+    ValueBounds,
+    ImmediateLosses,
+    Enumeration,
+    Sampling,
+    Scoring,
+    SolutionSummary,
+)
+
+
+def capabilities(game: Any) -> list[str]:
+    """The names of the capabilities ``game`` has."""
+    return [c.__name__ for c in ALL if isinstance(game, c)]
