@@ -1,0 +1,286 @@
+"""The lane engine: many independent searches side by side on the device, in lockstep.
+
+A lockstep search (alpha-beta, maxⁿ, the Star lanes of expectiminimax) runs every root as
+its own depth-first search with an explicit stack, one *lane* per search, all lanes
+advancing by one *event* per loop iteration. What differs between searches is the lane
+(its frame layout) and the event; everything else is here, once:
+
+* **the work queue**: ``N`` jobs (roots), ``L`` lanes; a lane that finishes takes the next
+  job, so lanes stay busy however unequal the searches are;
+* **iterations**: a job may take several searches of the same root (iterative deepening,
+  null-window tests that close in on the value): after each, the search's ``iterate``
+  says whether the job is done or what the next search is (its *plan*), and the lane that
+  finished goes on with it, keeping what it learned (killers, history, the PV);
+* **helpers**: once the queue is empty, idle lanes join the jobs still running (the least
+  helped first) and search the same plan from the same root, differently ordered
+  (``helper`` counts them), sharing what the search shares between lanes (a
+  transposition table): the first lane to finish a plan settles it, and lanes still on a
+  settled plan move on. Without helpers, idle lanes wait;
+* **narrowing**: without helpers, once the queue is empty and the busy lanes fit in a
+  narrower loop, they are compacted into it (an event costs about the same however few of
+  its lanes are busy), down the widths of :func:`lane_phases`;
+* **sharding**: with a mesh of several devices, each searches its own contiguous share of
+  the jobs with its own lanes, queue and shared state (``shard_map``);
+* **counters**: each lane's counters (nodes, leaves, ...) are added to its job's when the
+  lane leaves it, helpers included.
+
+A search supplies a :class:`LaneProgram` (typed callables, no flags) and a lane pytree
+with the fields of :class:`LaneFields`; ``run`` is traced inside the search's own ``jit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import Mesh, PartitionSpec
+
+_MIN_LANES_TO_SHRINK = 128  # narrower phases cost a compile each: only for wide searches
+
+
+class LaneFields(Protocol):
+    """The fields every lane pytree has (the engine reads and sets them)."""
+
+    job: jax.Array  # int32[]: the job (root) this lane works on; -1: idle
+    iteration: jax.Array  # int32[]: which of the job's searches (plans) it is on
+    done: jax.Array  # bool[]: this lane's search has finished
+
+
+class LaneProgram(NamedTuple):
+    """What a lockstep search supplies to the engine. Shapes: ``[L]`` lanes."""
+
+    start: Callable[..., Any]
+    """``(root, job, iteration, plan, helper, old_lane, same_job) -> lane``, for ONE lane:
+    open a search of ``root`` (one state) by ``plan``; ``old_lane`` is what the lane held
+    before (its learning is worth keeping when ``same_job``); ``helper`` is 0 for the first
+    lane on a plan and counts the helpers that joined it."""
+    advance: Callable[..., Any]
+    """``(lanes [L], shared) -> (lanes, shared)``: one event of every lane."""
+    outcome: Callable[..., Any]
+    """``(lane) -> pytree``: what a finished search found (for ``iterate`` and results)."""
+    iterate: Callable[..., Any]
+    """``(plan, outcome) -> (final: bool[], next_plan)``, for ONE job: after a search by
+    ``plan``, is the job settled, or which search comes next."""
+    counters: Callable[..., Any]
+    """``(lane) -> pytree of int32[]``: counters to add to the lane's job when it leaves."""
+
+
+class Jobs(NamedTuple):
+    """The engine's record of every job, ``[N]`` leading every field."""
+
+    plan: Any  # the search each job is on (a pytree of [N] arrays)
+    iteration: jax.Array  # int32[N]: how many searches the job has finished
+    final: jax.Array  # bool[N]: the job is settled
+    outcome: Any  # the settling search's outcome (valid where final)
+    counters: Any  # what every lane spent on the job
+
+
+def lane_phases(num_lanes: int, shrink: int) -> tuple[int, ...]:
+    """Lane counts of the successive phases of a batched search: ``L, L/s, L/s^2, ...``.
+
+    Searches of different roots differ in size by orders of magnitude, and a lockstep loop
+    costs about the same per event however few of its lanes are busy; so once the queue is
+    empty and the busy lanes fit in ``L/s`` they move to a loop that wide, whose events are
+    cheaper. Each phase compiles once more, so only searches of 128 lanes or more shrink, at
+    most twice, and never below 8 lanes.
+
+    Args:
+        num_lanes: lanes of the first phase.
+        shrink: the factor between phases (0 or 1: a single phase).
+    """
+    sizes = [num_lanes]
+    if shrink > 1 and num_lanes >= _MIN_LANES_TO_SHRINK:
+        while len(sizes) < 3 and sizes[-1] // shrink >= 8:
+            sizes.append(sizes[-1] // shrink)
+    return tuple(sizes)
+
+
+def _rows(x: Any, index: jax.Array) -> Any:
+    return jax.tree.map(lambda v: v[index], x)
+
+
+def _where(mask: jax.Array, new: Any, old: Any) -> Any:
+    """Lane-wise select over pytrees whose leaves lead with ``[L]``."""
+    return jax.tree.map(
+        lambda a, b: jnp.where(mask.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), new, old
+    )
+
+
+def run(
+    program: LaneProgram,
+    roots: Any,
+    plans: Any,
+    outcome_like: Any,
+    counters_like: Any,
+    shared: Any,
+    phases: tuple[int, ...],
+    events: int,
+    helpers: bool,
+) -> tuple[Jobs, Any]:
+    """Settle every job: ``roots`` [N] searched by ``plans`` [N] (their first searches).
+
+    Args:
+        program: the search's callables.
+        roots: the jobs' root states, ``[N]``.
+        plans: each job's first plan, a pytree of ``[N]`` arrays.
+        outcome_like, counters_like: one job's outcome and counters (shapes, dtypes and
+            initial values; counters start from these).
+        shared: what all lanes share (a transposition table), threaded through ``advance``.
+        phases: lane widths (:func:`lane_phases`); helpers use the first only.
+        events: events between refills.
+        helpers: idle lanes help the jobs still running once the queue is empty.
+
+    Returns:
+        ``(jobs, shared)``: every job settled, with its outcome and counters.
+    """
+    n = jax.tree.leaves(roots)[0].shape[0]
+    width = phases[0]
+    ids = jnp.arange(width, dtype=jnp.int32)
+    starts = jax.vmap(program.start)
+    outcomes = jax.vmap(program.outcome)
+    iterates = jax.vmap(program.iterate)
+    counts = jax.vmap(program.counters)
+
+    def tile(like: Any) -> Any:
+        return jax.tree.map(lambda x: jnp.broadcast_to(jnp.asarray(x), (n, *jnp.shape(x))), like)
+
+    jobs = Jobs(
+        plan=plans,
+        iteration=jnp.zeros((n,), jnp.int32),
+        final=jnp.zeros((n,), jnp.bool_),
+        outcome=tile(outcome_like),
+        counters=tile(counters_like),
+    )
+    # the first lanes take the first jobs; with helpers, lanes beyond N join them in turn
+    first = jnp.where(ids < n, ids, ids % n if helpers else -1)
+    lanes = _open(starts, None, roots, jobs, first, jnp.zeros((width,), jnp.bool_))
+
+    def body(carry):
+        lanes, shared, jobs, next_job = carry
+        lanes, shared = jax.lax.fori_loop(
+            0, events, lambda _, c: program.advance(*c), (lanes, shared)
+        )
+        return _refill(
+            program,
+            starts,
+            outcomes,
+            iterates,
+            counts,
+            roots,
+            lanes,
+            shared,
+            jobs,
+            next_job,
+            helpers,
+        )
+
+    carry = (lanes, shared, jobs, jnp.int32(min(width, n)))
+    for narrower in (*phases[1:], 0) if not helpers else (0,):
+
+        def cond(carry, narrower=narrower):
+            lanes, _, _, next_job = carry
+            busy = lanes.job >= 0
+            fits = (next_job >= n) & (jnp.sum(busy, dtype=jnp.int32) <= narrower)
+            return jnp.any(busy) & ~fits
+
+        carry = jax.lax.while_loop(cond, body, carry)
+        if narrower:  # the busy lanes first (stable), then idle ones to fill the width
+            order = jnp.argsort(carry[0].job < 0, stable=True)[:narrower]
+            carry = (_rows(carry[0], order), *carry[1:])
+    _, shared, jobs, _ = carry
+    return jobs, shared
+
+
+def _open(starts, old, roots, jobs, job, same):
+    """Lanes opened on ``job`` (-1: idle) at each job's current plan; ``helper`` counts the
+    lanes before each one on the same job."""
+    safe = jnp.maximum(job, 0)
+    ids = jnp.arange(job.shape[0])
+    before = (job[None, :] == job[:, None]) & (ids[None, :] < ids[:, None])  # [L, L]
+    helper = jnp.sum(before, axis=1, dtype=jnp.int32)
+    return starts(
+        _rows(roots, safe), job, jobs.iteration[safe], _rows(jobs.plan, safe), helper, old, same
+    )
+
+
+def _refill(
+    program, starts, outcomes, iterates, counts, roots, lanes, shared, jobs, next_job, helpers
+):
+    """Settle what finished, then give every lane that left its search its next one."""
+    n = jobs.iteration.shape[0]
+    width = lanes.job.shape[0]
+    ids = jnp.arange(width, dtype=jnp.int32)
+    working = lanes.job >= 0
+    safe = jnp.maximum(lanes.job, 0)
+    current = working & (lanes.iteration == jobs.iteration[safe]) & ~jobs.final[safe]
+    finished = current & lanes.done
+    stale = working & ~current  # still on a plan another lane has settled
+    # one lane settles each job's plan: the first (lowest index) of its finishers this round
+    claim = (
+        jnp.full((n,), width, jnp.int32).at[jnp.where(finished, lanes.job, n)].min(ids, mode="drop")
+    )
+    winner = finished & (claim[safe] == ids)
+    outcome = outcomes(lanes)
+    final, next_plan = iterates(_rows(jobs.plan, safe), outcome)
+    slot = jnp.where(winner, lanes.job, n)  # out of range: dropped
+    settled = jnp.where(winner & final, lanes.job, n)
+    leaving = finished | stale
+    leave_slot = jnp.where(leaving, lanes.job, n)
+    jobs = Jobs(
+        plan=jax.tree.map(lambda j, p: j.at[slot].set(p, mode="drop"), jobs.plan, next_plan),
+        iteration=jobs.iteration.at[slot].add(1, mode="drop"),
+        final=jobs.final.at[settled].set(True, mode="drop"),
+        outcome=jax.tree.map(lambda j, o: j.at[settled].set(o, mode="drop"), jobs.outcome, outcome),
+        counters=jax.tree.map(
+            lambda j, c: j.at[leave_slot].add(c, mode="drop"), jobs.counters, counts(lanes)
+        ),
+    )
+    # next: the same job's next search while it is open; else a job from the queue; else,
+    # with helpers, the open job with the fewest lanes; else nothing
+    go_on = leaving & ~jobs.final[safe]
+    free = (leaving & ~go_on) | ~working
+    rank = jnp.cumsum(free.astype(jnp.int32)) - 1
+    queued = next_job + rank
+    from_queue = free & (queued < n)
+    job = jnp.where(go_on, lanes.job, jnp.where(from_queue, queued, jnp.where(free, -1, lanes.job)))
+    if helpers:
+        job = _help(jobs, job, free & ~from_queue)
+    next_job = next_job + jnp.sum(from_queue, dtype=jnp.int32)
+    reopen = leaving | (~working & (job >= 0))
+    opened = _open(starts, lanes, roots, jobs, job, go_on)
+    return _where(reopen, opened, lanes), shared, jobs, next_job
+
+
+def _help(jobs, job, idle):
+    """Idle lanes join the open jobs with the fewest lanes, in turn."""
+    n = jobs.iteration.shape[0]
+    load = jnp.zeros((n,), jnp.int32).at[jnp.where(job >= 0, job, n)].add(1, mode="drop")
+    open_jobs = (~jobs.final) & (load > 0)
+    key = jnp.where(open_jobs, load, jnp.iinfo(jnp.int32).max)
+    order = jnp.argsort(key, stable=True)  # open jobs, least helped first
+    count = jnp.sum(open_jobs, dtype=jnp.int32)
+    rank = jnp.cumsum(idle.astype(jnp.int32)) - 1
+    pick = order[rank % jnp.maximum(count, 1)]
+    return jnp.where(idle & (count > 0), pick, job)
+
+
+def on_devices(
+    fn: Callable[..., Any], mesh: Mesh | None, sharded: tuple[Any, ...], *rest: Any
+) -> Any:
+    """``fn(*sharded, *rest)`` on one device, or on every device of ``mesh`` with
+    ``shard_map``: each takes its contiguous share of every leading axis in ``sharded``
+    (the jobs, and a per-device shared state stacked ``[devices, ...]``), ``rest`` is
+    replicated, and the outputs are stacked along the same axis."""
+    if mesh is None:
+        return fn(*sharded, *rest)
+    axis = mesh.axis_names[0]
+    spec = PartitionSpec(axis)
+    return jax.shard_map(
+        lambda *s: fn(*s, *rest),
+        mesh=mesh,
+        in_specs=tuple(spec for _ in sharded),
+        out_specs=spec,
+        check_vma=False,
+    )(*sharded)
