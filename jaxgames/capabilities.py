@@ -63,8 +63,9 @@ class NoisyMoves(Protocol):
     """Moves that change the material balance (captures, promotions): quiescence search
     goes on past the horizon through them only."""
 
-    def noisy_mask(self, state: State) -> jax.Array:
-        """``bool[num_actions]``: the noisy moves (legal or not)."""
+    def noisy_moves(self, state: State, moves: jax.Array) -> jax.Array:
+        """``bool[M]``: which of ``moves`` (``int32[M]`` actions, ``-1`` entries: any
+        value) are noisy."""
         ...
 
     def any_noisy(self, state: State) -> jax.Array:

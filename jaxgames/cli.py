@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from jaxgames import progress
+from jaxgames.capabilities import Enumeration, Hashing, Scoring, SolutionSummary
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.sharding import split_cpu
@@ -132,7 +133,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if terminal:
         print(f"utility:  {_fmt_vector(np.asarray(game.utility(state)))}")
     print(f"eval:     {_fmt_vector(np.asarray(game.evaluate(state)))}")
-    if game.has_hash:
+    if isinstance(game, Hashing):
         key = np.asarray(game.hash(state)).astype(np.uint64)
         print(f"hash:     {int(key[0]) << 32 | int(key[1]):016x}")
     if args.position is None:  # what else `show` reads
@@ -233,7 +234,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     game = make(args.game)
     _positive(args.max_nodes, "--max-nodes", "solve")
     state = _state(game, args.position)
-    if game.num_states:  # the game enumerates its states: value iteration, cycles and all
+    if isinstance(game, Enumeration) and game.num_states:  # value iteration, cycles and all
         return _solve_by_value_iteration(game, state, args)
     try:
         with progress.status_line(_shown(args)):
@@ -247,7 +248,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     value = float(result.value[mover]) + 0.0
     vector = _fmt_vector(result.value)
     print(f"value:    {value:+.4g} for {_player_name(game, mover)} (vector {vector})")
-    if hasattr(game, "score_from_value"):
+    if isinstance(game, Scoring):
         print(f"score:    {game.score_from_value(value):+d}")
     names, s = [], state
     for action in result.pv:
@@ -278,7 +279,7 @@ def _solve_by_value_iteration(game: Game, state: Any, args: argparse.Namespace) 
     best = result.best_action(state)
     where = "game over" if bool(game.terminal(state)) else "chance node"
     print(f"optimal:  {game.action_to_string(state, best) if best >= 0 else f'(none: {where})'}")
-    if hasattr(game, "solution_summary"):
+    if isinstance(game, SolutionSummary):
         for line in game.solution_summary(result):
             print(line)
     print(
@@ -410,9 +411,8 @@ def _legend(game: Game) -> list[str]:
         f"({game.utility_min:+g} to {game.utility_max:+g}; a win, draw or loss where proven, "
         "else the heuristic EVAL at the search depth); pv: the best line found"
     ]
-    meaning = getattr(game, "score_meaning", "")
-    if meaning:
-        lines.append(f"score: {meaning}")
+    if isinstance(game, Scoring):
+        lines.append(f"score: {game.score_meaning}")
     return lines
 
 

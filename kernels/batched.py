@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
+from jaxgames.capabilities import Hashing
 from jaxgames.game import Game
 
 
@@ -37,9 +38,7 @@ class Batched(NamedTuple):
     evaluate: Callable  # [B] -> float32[B, P]
     chance_probs: Callable  # [B] -> float32[B, K]
     leaf_values: Callable  # [B] -> float32[B, P]: utility at terminals, EVAL elsewhere
-    move_order_scores: Callable  # [B] -> float32[B, A]
-    noisy_mask: Callable  # [B] -> bool[B, A]
-    hash: Callable | None  # [B] -> uint32[B, 2]; None when the game keeps no hash
+    hash: Callable | None  # [B] -> uint32[B, 2]; None without the Hashing capability
 
 
 @functools.cache
@@ -60,7 +59,5 @@ def batched(game: Game) -> Batched:
         evaluate=jax.jit(jax.vmap(game.evaluate)),
         chance_probs=jax.jit(jax.vmap(game.chance_probs)),
         leaf_values=jax.jit(jax.vmap(functools.partial(leaf_values, game))),
-        move_order_scores=jax.jit(jax.vmap(game.move_order_scores)),
-        noisy_mask=jax.jit(jax.vmap(game.noisy_mask)),
-        hash=jax.jit(jax.vmap(game.hash)) if game.has_hash else None,
+        hash=jax.jit(jax.vmap(game.hash)) if isinstance(game, Hashing) else None,
     )

@@ -14,6 +14,7 @@ from jaxgames.kernels.batched import leaf_values
 from jaxgames.kernels.expand import branch_weights
 from jaxgames.kernels.states import batch_size, check_batch, repeat
 
+from jaxgames.capabilities import Sampling
 from jaxgames.game import Game
 
 
@@ -96,7 +97,7 @@ _BLOCK = 64
 def random_actions(game: Game, states: Any, uniform: jax.Array) -> jax.Array:
     """One random move per state, as random playouts draw it: uniform among the legal
     actions at decisions, by ``chance_probs`` at chance nodes, through the game's own
-    sampler when it has one (``game.has_sampler``).
+    sampler when it has one (:class:`~jaxgames.capabilities.Sampling`).
 
     Args:
         states: a batch ``[B]``.
@@ -105,7 +106,7 @@ def random_actions(game: Game, states: Any, uniform: jax.Array) -> jax.Array:
     Returns:
         int32[B].
     """
-    if game.has_sampler:  # the game's own sampler: same distribution, no mask
+    if isinstance(game, Sampling):  # the game's own sampler: same distribution, no mask
         return game.sample_actions(states, uniform)
     if game.num_chance_outcomes:
         _, weights = jax.vmap(functools.partial(branch_weights, game))(states)  # [B, W]

@@ -18,7 +18,6 @@ trees as hundreds of roots), with one depth per (source, option set).
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 
@@ -30,7 +29,8 @@ from conftest import REFERENCE
 import jaxgames
 from jaxgames import kernels, search
 from jaxgames.games.tree import AIMA_FIG_5_2, MATEY_NEGAMAX_4PLY
-from jaxgames.search import minimax_batch
+from jaxgames.search import AlphaBetaOptions, minimax_batch
+from jaxgames.search.alphabeta import DEFAULTS, TUNING, defaults_for
 
 # ---------------------------------------------------------------------- option sets
 OFF = {
@@ -74,16 +74,11 @@ TEXTBOOK = {  # name -> (tree, published results)
 }
 
 
-def search_options(options: dict) -> dict:
-    """The option set in the search's own keywords.
-
-    Until the interface settles, the game's ordering hint may be spelled ``hint`` instead of
-    ``ordering``; everything else passes through unchanged."""
-    names = inspect.signature(search.alphabeta_batch).parameters
+def search_options(options: dict) -> AlphaBetaOptions:
+    """The option set as the search's options type (``ordering`` is its ``hint``)."""
     out = dict(options)
-    if "ordering" not in names and "hint" in names:
-        out["hint"] = out.pop("ordering")
-    return out
+    out["hint"] = out.pop("ordering", None)
+    return AlphaBetaOptions(**out)
 
 
 def leaves_per_root(result) -> np.ndarray:
@@ -97,7 +92,7 @@ def leaves_per_root(result) -> np.ndarray:
 
 def alphabeta_batch(game, roots, depth, options):
     """The search under test, with the shape of its result checked."""
-    result = search.alphabeta_batch(game, roots, depth, **search_options(options))
+    result = search.alphabeta_batch(game, roots, depth, search_options(options))
     n = kernels.batch_size(roots)
     assert result.value.shape == (n, game.num_players) and result.value.dtype == np.float32
     assert result.best_action.shape == (n,) and np.issubdtype(result.best_action.dtype, np.integer)
@@ -225,7 +220,7 @@ def test_aima_figure_5_2_prunes_exactly_the_4_and_the_6():
 
 def test_single_root_alphabeta_on_aima_figure_5_2():
     game = jaxgames.make("tree", name="aima")
-    result = search.alphabeta(game, game.init(), 2, **search_options(OFF))
+    result = search.alphabeta(game, game.init(), 2, options=search_options(OFF))
     assert isinstance(result, search.SearchResult)
     assert result.value.tolist() == [3, -3] and result.best_action == 0
     assert [int(a) for a in result.pv][:2] == [0, 0]  # a1, then MIN answers b1 (3)
@@ -287,7 +282,7 @@ def test_root_windows_are_fail_soft_on_explicit_trees(woods, combo):
     alpha[:8], beta[:8] = -np.inf, np.inf  # no window at all
     options = search_options(COMBOS[combo])
     game, roots, depth = packed.game, packed.roots, packed.depth
-    result = search.alphabeta_batch(game, roots, depth, window=(alpha, beta), **options)
+    result = search.alphabeta_batch(game, roots, depth, options, window=(alpha, beta))
     got, bound = result.value[:, 0], result.stats["bound"]
     low, high = values <= alpha, values >= beta
     assert low.sum() > 20 and high.sum() > 20 and (~low & ~high).sum() > 20  # all three cases
@@ -296,7 +291,7 @@ def test_root_windows_are_fail_soft_on_explicit_trees(woods, combo):
     assert (values[low] <= got[low]).all() and (got[low] <= alpha[low]).all()
     assert (beta[high] <= got[high]).all() and (got[high] <= values[high]).all()
     if combo == "off":
-        full = search.alphabeta_batch(game, roots, depth, **options)
+        full = search.alphabeta_batch(game, roots, depth, options)
         np.testing.assert_array_equal(full.value[:, 0], values)
         assert (full.stats["bound"] == 0).all()
         narrow, wide = leaves_per_root(result), leaves_per_root(full)
@@ -386,33 +381,23 @@ def test_knuth_moore_leaf_counts(ordering, b, d):
 
 
 # ---------------------------------------------------------------------- option defaults
-def test_ordering_defaults_come_from_the_game_and_yield_to_the_caller():
-    from jaxgames.search.alphabeta import ordering_switches
-
+def test_ordering_defaults_come_from_the_tuning_table_and_yield_to_the_caller():
     tree, connect4 = jaxgames.make("tree", name="aima"), jaxgames.make("connect4")
-    assert ordering_switches(tree) == {
-        **dict.fromkeys(("hint", "killers", "history", "iterative_deepening"), True),
-        "last_ply": False,
-        "tt_min_depth": 0,
-        "lanes": 512,
-    }
-    tuned = ordering_switches(connect4)
-    assert tuned["tt_min_depth"] == 8
+    assert defaults_for(tree) == DEFAULTS
+    tuned = defaults_for(connect4)
+    assert tuned == {**DEFAULTS, **TUNING["connect4"]} and tuned["tt_min_depth"] == 8
     roots = kernels.stack([connect4.init()])
-    for depth, table in ((2, False), (8, True)):  # the game's rule: on from depth 8
-        assert search.alphabeta_batch(connect4, roots, depth).stats["ordering"]["tt"] is table
-    assert tuned["hint"] and tuned["last_ply"] and not (tuned["killers"] or tuned["history"])
-    assert ordering_switches(connect4, killers=True, hint=None)["killers"] is True
-    assert ordering_switches(connect4, hint=False)["hint"] is False
-    assert ordering_switches(connect4, lanes=64)["lanes"] == 64 != tuned["lanes"]
-
-    class Typo(type(tree)):
-        search_defaults = {"killer": False}
-
-    with pytest.raises(jaxgames.GameError, match="unknown options"):
-        ordering_switches(Typo(AIMA_FIG_5_2))
+    for depth, table in ((2, False), (8, True)):  # the tuned rule: the table from depth 8
+        ran = search.alphabeta_batch(connect4, roots, depth).stats["ordering"]
+        assert ran["tt"] is table
+        assert ran["hint"] and ran["last_ply"] and not (ran["killers"] or ran["history"])
+    given = search.alphabeta_batch(connect4, roots, 2, killers=True, lanes=64).stats
+    assert given["ordering"]["killers"] is True and given["ordering"]["lanes"] == 64
+    assert search.alphabeta_batch(connect4, roots, 2, hint=False).stats["ordering"]["hint"] is False
+    with pytest.raises(jaxgames.GameError, match="unknown option 'killer'"):
+        search.alphabeta_batch(connect4, roots, 2, killer=False)
     with pytest.raises(jaxgames.GameError, match="lanes must be >= 1, got 0"):
-        search.alphabeta_batch(connect4, kernels.stack([connect4.init()]), 2, lanes=0)
+        search.alphabeta_batch(connect4, roots, 2, lanes=0)
 
 
 # ---------------------------------------------------------------------- connect four, depth-limited

@@ -25,6 +25,7 @@ from jaxgames.kernels import batched, playouts, stack
 
 import jaxgames
 from jaxgames import CHANCE, GameError
+from jaxgames.capabilities import Hashing, Sampling
 from jaxgames.games import backgammon as bgm
 
 GAME = jaxgames.make("backgammon")
@@ -73,7 +74,7 @@ def jitted():
 def test_static_facts():
     assert "backgammon" in jaxgames.list_games()
     assert jaxgames.make("backgammon") is GAME and GAME.spec == "backgammon"
-    assert GAME.num_players == 2 and GAME.zero_sum and GAME.has_hash
+    assert GAME.num_players == 2 and GAME.zero_sum and isinstance(GAME, Hashing)
     assert GAME.num_actions == math.comb(29, 4) == 23751
     assert GAME.num_chance_outcomes == 21
     assert (GAME.utility_min, GAME.utility_max) == (-3.0, 3.0)
@@ -502,15 +503,15 @@ def test_hash_depends_on_dice_and_side():
 class _MaskOnly(bgm.Backgammon):
     """The game without its sampler hint: the playout kernel draws from the legal mask."""
 
-    has_sampler = False
+    sample_actions = None  # no Sampling capability
 
 
 @pytest.mark.parametrize("game", [GAME, _MaskOnly()], ids=["sampler", "mask"])
 def test_random_playouts_finish_with_valid_utilities(game):
-    assert GAME.has_sampler
+    assert isinstance(GAME, Sampling)
     # From the start (sampler only: long) and from a bear-off with 4-4 to play (both ways).
     starts = [GAME.parse(GAME.sample_positions()[4])]
-    if game.has_sampler:
+    if isinstance(game, Sampling):
         starts.append(GAME.init())
     result = playouts(game, stack(starts), 2, jax.random.key(0))
     utilities = np.asarray(result.utilities)  # [N, 2, 2]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import jaxgames
 from jaxgames import GameError
+from jaxgames.capabilities import Hashing
 
 GAME = jaxgames.make("connect4")
 SMALL = jaxgames.make("connect4", width=5, height=4, connect=3)
@@ -170,7 +171,7 @@ def test_static_facts():
     assert jaxgames.make("connect4:width=5,height=4,connect=3") == SMALL
     assert (GAME.num_players, GAME.num_actions, GAME.max_game_length) == (2, 7, 42)
     assert (SMALL.num_actions, SMALL.max_game_length) == (5, 20)
-    assert (GAME.utility_min, GAME.utility_max, GAME.zero_sum, GAME.has_hash) == (
+    assert (GAME.utility_min, GAME.utility_max, GAME.zero_sum, isinstance(GAME, Hashing)) == (
         -1.0,
         1.0,
         True,

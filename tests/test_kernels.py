@@ -23,6 +23,7 @@ from jaxgames.kernels import (
 from nim import Nim
 
 import jaxgames
+from jaxgames.capabilities import Hashing
 from jaxgames.game import CHANCE
 
 BATCH = 12  # one batch size for every kernel: one compilation per game and kernel
@@ -52,10 +53,8 @@ def unbatched(game):
             "utility",
             "evaluate",
             "chance_probs",
-            "move_order_scores",
-            "noisy_mask",
         ]
-    } | ({"hash": jax.jit(game.hash)} if game.has_hash else {})
+    } | ({"hash": jax.jit(game.hash)} if isinstance(game, Hashing) else {})
 
 
 def random_states(game, seed: int, n: int = BATCH) -> list:

@@ -20,6 +20,7 @@ from jaxgames.kernels import expand_all, stack, take, to_numpy, unstack
 
 import jaxgames
 from jaxgames import GameError
+from jaxgames.capabilities import Hashing
 from jaxgames.games.othello import EVAL_FEATURES
 from jaxgames.search import ProbCut, alphabeta_batch, minimax_batch, perft
 
@@ -229,7 +230,7 @@ def test_static_facts():
     assert "othello" in jaxgames.list_games()
     assert GAME.spec == "othello" and GAME.params == {}
     assert (GAME.num_players, GAME.num_actions, GAME.num_chance_outcomes) == (2, 65, 0)
-    assert (GAME.utility_min, GAME.utility_max, GAME.zero_sum, GAME.has_hash) == (
+    assert (GAME.utility_min, GAME.utility_max, GAME.zero_sum, isinstance(GAME, Hashing)) == (
         -1.0,
         1.0,
         True,

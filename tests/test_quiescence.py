@@ -27,8 +27,11 @@ class NoisyNim(Nim):
         e = jnp.where(s.to_move == 0, mine, -mine)
         return jnp.where(self.terminal(s), self.utility(s), two_player_utility(e))
 
-    def noisy_mask(self, s):
-        return jnp.array([False, False, True]) & self.legal_mask(s)
+    def noisy_moves(self, s, moves):
+        return moves == 2  # taking three
+
+    def any_noisy(self, s):
+        return self.legal_mask(s)[2]
 
 
 @functools.cache

@@ -44,7 +44,6 @@ class PassingTrees(Game):
     name = "passing_trees"
     num_actions = BRANCHING
     max_game_length = DEPTH
-    has_null_move = True
 
     def __init__(self, seed: int = 0) -> None:
         rng = np.random.default_rng(seed)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import jaxgames
 from jaxgames import GameError
+from jaxgames.capabilities import Hashing
 
 GAME = jaxgames.make("tictactoe")
 STEP = jax.jit(GAME.step)
@@ -101,7 +102,7 @@ def test_static_facts():
     assert GAME.name == "tictactoe" and GAME.spec == "tictactoe"
     assert (GAME.num_players, GAME.num_actions, GAME.max_game_length) == (2, 9, 9)
     assert (GAME.utility_min, GAME.utility_max, GAME.zero_sum) == (-1.0, 1.0, True)
-    assert GAME.has_hash and GAME.num_chance_outcomes == 0
+    assert isinstance(GAME, Hashing) and GAME.num_chance_outcomes == 0
     obs = observe(GAME.init())
     assert int(obs["player"]) == 0 and not bool(obs["terminal"])
     assert np.asarray(obs["legal"]).all()

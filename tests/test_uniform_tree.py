@@ -15,6 +15,7 @@ import pytest
 
 import jaxgames
 from jaxgames import GameError
+from jaxgames.capabilities import Hashing
 from jaxgames.games.uniform_tree import UniformTree, node_hash
 
 M32 = 0xFFFFFFFF
@@ -273,7 +274,7 @@ def test_parameters_and_registry():
             UniformTree(**kwargs)
     assert UniformTree(branching=2, depth=30).num_actions == 2
     game = jaxgames.make("uniform_tree:branching=2,depth=3,ordering=best")
-    assert game == jaxgames.make(game.spec) and game.zero_sum and game.has_hash
+    assert game == jaxgames.make(game.spec) and game.zero_sum and isinstance(game, Hashing)
     assert game.utility_max == 1000 * 4
     with pytest.raises(GameError):
         jaxgames.make("uniform_tree:depth=40")

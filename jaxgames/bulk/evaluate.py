@@ -27,7 +27,8 @@ Every row is a JSON-serialisable dict, in input order:
   terminal root or a chance node;
 * ``value``: the root's backed-up value for ``to_move``, on the game's utility scale (at a
   terminal root: the utility of player 0);
-* ``score``: only for games with ``score_from_value``: ``game.score_from_value(value)``
+* ``score``: only for games with :class:`~jaxgames.capabilities.Scoring`:
+  ``game.score_from_value(value)``
   (connect four: the public solvers' distance score of a win or loss proven within the
   depth; 0 otherwise, as the heuristic's values all round to 0);
 * ``best_move``: the chosen move in the game's notation (``""`` at a terminal root or a chance
@@ -48,6 +49,7 @@ import jax
 import numpy as np
 
 from jaxgames.bulk.distributed import initialize_distributed, process_slice
+from jaxgames.capabilities import Scoring
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.positions import Position, parse_line
 
@@ -104,7 +106,7 @@ def batch_search(algorithm: str) -> Callable[..., Any]:
 def columns(game: Game) -> list[str]:
     """The fields of a row, in order (``score`` only for games that have one)."""
     names = ["position", "label", "to_move", "value", "score", "best_move", "pv", "nodes"]
-    if not hasattr(game, "score_from_value"):
+    if not isinstance(game, Scoring):
         names.remove("score")
     return [*names, "depth", "algorithm"]
 
@@ -271,7 +273,7 @@ def _rows(
     pv = np.asarray(result.pv)[:n]
     nodes = np.asarray(result.nodes)[:n]
     moves = _pv_names(game, roots, pv)
-    has_score = hasattr(game, "score_from_value")
+    has_score = isinstance(game, Scoring)
     host_roots = to_numpy(roots)
     rows = []
     for i in range(n):

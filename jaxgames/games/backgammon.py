@@ -56,7 +56,7 @@ number of legal actions of any position is at most 23751; the largest found in r
 constructed positions is 2,226 (1-1 with single checkers on 15 points), and random
 games rarely see more than a few hundred.
 
-Random playouts (``has_sampler = True``, :meth:`Backgammon.sample_actions`): a uniform draw
+Random playouts (the Sampling capability, :meth:`Backgammon.sample_actions`): a uniform draw
 from the 23751-wide legal mask costs about 0.1 ms per lane and step on a CPU (building the
 mask and sampling over it). The game therefore also counts the distinct plays of a roll and
 decodes the ``r``-th one directly, exactly and without the mask: closed forms over the 26
@@ -870,8 +870,6 @@ class Backgammon(Game):
     utility_min = -3.0
     utility_max = 3.0
     zero_sum = True
-    has_hash = True
-    has_sampler = True  # random playouts draw through sample_actions (no 23751-wide mask)
     max_game_length = 4000
     """Backgammon games have no bound (hits send checkers back). In 32,768 uniformly random
     games from the start: 192 steps on average (a step is a roll or a play), 99.9% under
@@ -957,7 +955,8 @@ class Backgammon(Game):
     def sample_actions(self, states: BackgammonState, uniform: jax.Array) -> jax.Array:
         """Batched :meth:`sample_action`: states ``[B]``, uniform ``float32[B]`` -> int32[B].
 
-        The sampler hint of the protocol (``has_sampler``): random playouts draw through it.
+        The sampling capability (:class:`~jaxgames.capabilities.Sampling`): random playouts
+        draw through it.
         Cheaper than ``vmap(sample_action)``: the play counting runs only when some lane is
         at a decision (a real ``lax.cond``; random games in lockstep alternate whole batches
         of chance and decision steps), with the lanes on the last axis, the doubles counter

@@ -121,7 +121,6 @@ class ConnectFour(Game):
     utility_min = -1.0
     utility_max = 1.0
     zero_sum = True
-    has_hash = True
 
     def __init__(self, width: int = 7, height: int = 6, connect: int = 4) -> None:
         for key, value in (("width", width), ("height", height), ("connect", connect)):
@@ -423,6 +422,27 @@ class ConnectFour(Game):
         word = jnp.where(index < 32, bits[0], bits[1])
         return ((word >> (index & 31).astype(jnp.uint32)) & 1) == 1
 
+    def losing_moves(self, state: ConnectFourState) -> jax.Array:
+        """bool[W]: the moves that let the opponent connect with their next stone (Pons's
+        "non-losing moves", part 10): where the opponent has a connecting cell the mover
+        can play, every other move; and a move right under an opponent's connecting cell.
+        None where the mover connects at once (that ends the game first), and none on
+        boards over 64 bits (no claim there: nothing is pruned)."""
+        if self._cell_bits is None:
+            return jnp.zeros((self.width,), jnp.bool_)
+        piece = (self.player(state) + 1).astype(jnp.int8)
+        heights = state.heights.astype(jnp.int32)  # [W]
+        open_column = heights < self.height
+        mine, theirs, free = self._bitboards(state, piece)
+        bit = jnp.arange(self.width) * (self.height + 1) + heights  # [W]: landing bits
+        move, above = bitboard.square(bit), bitboard.square(bit + 1)
+        win_mine, win_theirs = self._winning(mine, free), self._winning(theirs, free)
+        wins = bitboard.any_(bitboard.and_(win_mine, move)) & open_column
+        forced = bitboard.any_(bitboard.and_(win_theirs, move)) & open_column  # must block
+        under = bitboard.any_(bitboard.and_(win_theirs, above))
+        losing = jnp.where(jnp.any(forced), ~forced, under) & open_column
+        return jnp.where(jnp.any(wins), False, losing)
+
     def move_order_scores(self, state: ConnectFourState) -> jax.Array:
         """float32[W], in this order (Pons, "Solving Connect 4", parts 5, 9 and 10):
 
@@ -477,16 +497,6 @@ class ConnectFour(Game):
     # the transposition table made depths 4, 5 and 7 slower (by 14%, 9% and 10%: it saved
     # 1%, 5% and 19% of the nodes), 6 and 8 no faster (8: 29% fewer nodes), and the
     # late-game solve faster
-    search_defaults = {
-        "killers": False,
-        "history": False,
-        "iterative_deepening": False,
-        "last_ply": True,
-        "tt_min_depth": 8,
-        "lanes": 128,
-    }
-
-    has_value_bounds = True
 
     def value_bounds(self, state: ConnectFourState) -> jax.Array:
         """float32[2]: the mover wins at best with their next stone and loses at worst to the

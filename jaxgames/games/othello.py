@@ -400,7 +400,6 @@ class Othello(Game):
     utility_min = -1.0
     utility_max = 1.0
     zero_sum = True
-    has_hash = True
     # 60 empty squares from the start, and a pass is always followed by a placement
     # (two passes in a row cannot happen: the game is over at the first of them)
     max_game_length = 120

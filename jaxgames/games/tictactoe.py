@@ -84,7 +84,6 @@ class TicTacToe(Game):
     utility_max = 1.0
     zero_sum = True
     max_game_length = 9
-    has_hash = True
 
     # ------------------------------------------------------------------ protocol (traced)
     def init(self) -> TicTacToeState:

@@ -253,7 +253,6 @@ class ExplicitTree(Game):
     """
 
     name = "tree"
-    has_hash = True
 
     def __init__(
         self,
@@ -453,8 +452,6 @@ class ExplicitTree(Game):
 
     def hash(self, state: State) -> jax.Array:
         return self._keys[self._node(state)]
-
-    has_value_bounds = True
 
     def value_bounds(self, state: State) -> jax.Array:
         """The extremes of the mover's component over the leaf utilities and EVALs below the

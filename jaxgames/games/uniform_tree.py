@@ -124,7 +124,6 @@ class UniformTree(Game):
     num_players = 2
     num_chance_outcomes = 0
     zero_sum = True
-    has_hash = True
 
     def __init__(
         self,

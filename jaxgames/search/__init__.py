@@ -3,7 +3,14 @@
 Every search has the shape ``search.<name>(game, state, **options) -> SearchResult``.
 """
 
-from jaxgames.search.alphabeta import ProbCut, Singular, alphabeta, alphabeta_batch, fit_probcut
+from jaxgames.search.alphabeta import (
+    AlphaBetaOptions,
+    ProbCut,
+    Singular,
+    alphabeta,
+    alphabeta_batch,
+    fit_probcut,
+)
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
 from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
@@ -12,6 +19,7 @@ from jaxgames.search.result import BatchSearchResult, SearchResult
 from jaxgames.search.retrograde import ValueIterationResult, enumerate_states, value_iteration
 
 __all__ = [
+    "AlphaBetaOptions",
     "BatchSearchResult",
     "PRUNINGS",
     "PerftResult",

@@ -52,7 +52,8 @@ class LaneProgram(NamedTuple):
     """What a lockstep search supplies to the engine. Shapes: ``[L]`` lanes."""
 
     start: Callable[..., Any]
-    """``(root, job, iteration, plan, helper, old_lane, same_job) -> lane``, for ONE lane:
+    """``(root, job, iteration, plan, helper, old_lane, same_job, shared) -> lane``, for ONE
+    lane:
     open a search of ``root`` (one state) by ``plan``; ``old_lane`` is what the lane held
     before (its learning is worth keeping when ``same_job``); ``helper`` is 0 for the first
     lane on a plan and counts the helpers that joined it."""
@@ -65,6 +66,9 @@ class LaneProgram(NamedTuple):
     ``plan``, is the job settled, or which search comes next."""
     counters: Callable[..., Any]
     """``(lane) -> pytree of int32[]``: counters to add to the lane's job when it leaves."""
+    rewidth: Callable[..., Any]
+    """``(shared, width) -> shared``: the shared state made ready for a loop of ``width``
+    lanes (before every phase: a search that carries per-lane writes settles them)."""
 
 
 class Jobs(NamedTuple):
@@ -138,7 +142,7 @@ def run(
     n = jax.tree.leaves(roots)[0].shape[0]
     width = phases[0]
     ids = jnp.arange(width, dtype=jnp.int32)
-    starts = jax.vmap(program.start)
+    starts = jax.vmap(program.start, in_axes=(0, 0, 0, 0, 0, 0, 0, None))
     outcomes = jax.vmap(program.outcome)
     iterates = jax.vmap(program.iterate)
     counts = jax.vmap(program.counters)
@@ -155,7 +159,7 @@ def run(
     )
     # the first lanes take the first jobs; with helpers, lanes beyond N join them in turn
     first = jnp.where(ids < n, ids, ids % n if helpers else -1)
-    lanes = _open(starts, None, roots, jobs, first, jnp.zeros((width,), jnp.bool_))
+    lanes = _open(starts, None, roots, jobs, first, jnp.zeros((width,), jnp.bool_), shared)
 
     def body(carry):
         lanes, shared, jobs, next_job = carry
@@ -178,6 +182,7 @@ def run(
 
     carry = (lanes, shared, jobs, jnp.int32(min(width, n)))
     for narrower in (*phases[1:], 0) if not helpers else (0,):
+        carry = (carry[0], program.rewidth(carry[1], carry[0].job.shape[0]), *carry[2:])
 
         def cond(carry, narrower=narrower):
             lanes, _, _, next_job = carry
@@ -190,10 +195,10 @@ def run(
             order = jnp.argsort(carry[0].job < 0, stable=True)[:narrower]
             carry = (_rows(carry[0], order), *carry[1:])
     _, shared, jobs, _ = carry
-    return jobs, shared
+    return jobs, program.rewidth(shared, 0)
 
 
-def _open(starts, old, roots, jobs, job, same):
+def _open(starts, old, roots, jobs, job, same, shared):
     """Lanes opened on ``job`` (-1: idle) at each job's current plan; ``helper`` counts the
     lanes before each one on the same job."""
     safe = jnp.maximum(job, 0)
@@ -201,7 +206,14 @@ def _open(starts, old, roots, jobs, job, same):
     before = (job[None, :] == job[:, None]) & (ids[None, :] < ids[:, None])  # [L, L]
     helper = jnp.sum(before, axis=1, dtype=jnp.int32)
     return starts(
-        _rows(roots, safe), job, jobs.iteration[safe], _rows(jobs.plan, safe), helper, old, same
+        _rows(roots, safe),
+        job,
+        jobs.iteration[safe],
+        _rows(jobs.plan, safe),
+        helper,
+        old,
+        same,
+        shared,
     )
 
 
@@ -249,7 +261,7 @@ def _refill(
         job = _help(jobs, job, free & ~from_queue)
     next_job = next_job + jnp.sum(from_queue, dtype=jnp.int32)
     reopen = leaving | (~working & (job >= 0))
-    opened = _open(starts, lanes, roots, jobs, job, go_on)
+    opened = _open(starts, lanes, roots, jobs, job, go_on, shared)
     return _where(reopen, opened, lanes), shared, jobs, next_job
 
 

@@ -8,9 +8,10 @@ the fixed-point form of retrograde analysis).
 
 The hint a game gives
 ---------------------
-A game opts in by enumerating its states (optional hints of :class:`jaxgames.game.Game`):
+A game opts in by enumerating its states (the capability
+:class:`~jaxgames.capabilities.Enumeration`):
 
-* ``num_states``: the number ``N > 0`` of enumerated states (0, the default: none);
+* ``num_states``: the number ``N > 0`` of enumerated states (0: none, after all);
 * ``state_index(state)``: int32 number in ``[0, N)`` of a non-terminal state (traced);
 * ``state_from_index(index)``: the state with that number (traced).
 
@@ -80,6 +81,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames.capabilities import Enumeration
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels.expand import branch_weights, branch_width
 
@@ -177,7 +179,7 @@ def enumerate_states(game: Game, index: Any = None) -> Any:
 
 
 def _check_game(game: Game) -> None:
-    if not game.num_states:
+    if not (isinstance(game, Enumeration) and game.num_states):
         raise GameError(
             f"value_iteration: {game.name} does not enumerate its states (num_states is 0; "
             "see jaxgames.search.retrograde)"

@@ -36,6 +36,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames import progress
+from jaxgames.capabilities import MoveOrdering
 from jaxgames.game import CHANCE, Game
 from jaxgames.kernels import batch_size, leaf_values, to_numpy
 from jaxgames.kernels.expand import branch_width
@@ -102,7 +103,11 @@ def _fns(game: Game, depth: int, pruning: int, lookahead: bool):
         hint = (
             jnp.zeros((width,), jnp.float32)
             .at[: game.num_actions]
-            .set(game.move_order_scores(state))
+            .set(
+                game.move_order_scores(state)
+                if isinstance(game, MoveOrdering)
+                else jnp.zeros((game.num_actions,), jnp.float32)
+            )
         )
         if game.num_chance_outcomes:
             prob = game.chance_probs(state)

@@ -1,0 +1,638 @@
+"""One event of one lane: expand the next move of the current frame, or finish the frame.
+
+In negamax form, every value is seen from the player to move at its node::
+
+    ALPHA-BETA(s, d, alpha, beta):
+        if TERMINAL-TEST(s): return UTILITY(s)[PLAYER(s)]
+        if d == 0:           return EVAL(s)[PLAYER(s)]          (H-MINIMAX cutoff)
+        best = -inf
+        for a in ORDERED-ACTIONS(s):
+            v = ALPHA-BETA(RESULT(s, a), d-1, -beta, -alpha), negated when the mover changes
+            best = max(best, v); alpha = max(alpha, v)
+            if alpha >= beta: break                                 (a cutoff)
+        return best                                                 (fail-soft)
+
+An event has two halves. :meth:`Search.choose` picks the current frame's next move (the
+highest key) and computes its child: its window, whether it is a leaf, whether the table
+or ProbCut settles it. :meth:`Search.conclude` reports a settled child (or the finished
+frame) to its frame, opens the child's frame when it is searched further, and gives the
+finished frame's entry to the table. With ``last_ply``, a child one ply above the horizon
+needs no frame: :meth:`Search.fringe` steps and evaluates all its moves at once and its
+exact value goes straight to its parent.
+
+Options that change the tree (quiescence, null move, singular and check extensions, late
+move reductions, ProbCut, beam) each have their own few lines here, each under ``if
+config.<option>``, so a search compiles only what it uses.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from jaxgames.game import Game
+from jaxgames.kernels import leaf_values
+from jaxgames.search.alphabeta import frames, moves, table
+from jaxgames.search.alphabeta.frames import Frame, Lane, Stack
+from jaxgames.search.alphabeta.options import Config
+
+NEG_INF = -jnp.inf
+NULL_MOVE = -2  # the move of a null move (the side to move passes)
+UNROLL = 16  # the fringe steps up to this many moves one by one (each a constant)
+NULL_WIDTH = 2.0**-20
+"""The width of a null window ``(g - NULL_WIDTH, g)``: not ``nextafter``, whose step below
+0 is a denormal that XLA's CPU code flushes to 0 (an empty window). A value strictly
+inside the window is simply exact (fail-soft), so any width is correct."""
+
+
+class Child(NamedTuple):
+    """What an event's first half hands to its second, per lane (values from the current
+    frame's mover's side unless named for the child)."""
+
+    sp: jax.Array  # int32: the current frame
+    up: jax.Array  # int32: its parent (0 at the root)
+    cur: Frame
+    par: Frame
+    expand: jax.Array  # bool: this event expands a child
+    finish: jax.Array  # bool: this event returns the current frame to its parent
+    singular: jax.Array  # bool: this event starts a singular extension
+    slot: jax.Array  # int32: the child's slot in the current frame's list
+    move: jax.Array  # int32: the child's move (NULL_MOVE for the null-move probe)
+    null_now: jax.Array  # bool: the child is the null-move probe
+    parent: Any  # the current frame's state
+    child: Any  # the state after the move
+    remaining: jax.Array  # int32: plies left below the child
+    extend: jax.Array  # int32: plies the child is extended by (singular, check)
+    reduce: jax.Array  # bool: the child is searched reduced (late move reduction)
+    sign: jax.Array  # float32: +1 when the child's mover is the frame's, else -1
+    alpha: jax.Array  # float32: the child's window, from its mover's side
+    beta: jax.Array  # float32
+    terminal: jax.Array  # bool: the child is a finished game
+    leaf_value: jax.Array  # float32: the child's leaf value (frame's side)
+    is_leaf: jax.Array  # bool: finished, or at the horizon
+    on_pv: jax.Array  # bool: the child is on the previous principal variation
+    complete: jax.Array  # bool: the child's search reaches every end
+    tt_value: jax.Array  # float32: the table's (or the fringe's) value (child's side)
+    tt_stop: jax.Array  # bool: the table settles the child
+    tt_move: jax.Array  # int32: the table's move for the child (-1: none)
+    probcut_stop: jax.Array  # bool
+    probcut_value: jax.Array  # float32 (child's side)
+    frontier: jax.Array  # bool: the child is one ply above the horizon (last_ply)
+
+
+class Search:
+    """The per-lane functions of one compiled alpha-beta search."""
+
+    def __init__(self, game: Game, config: Config) -> None:
+        self.game, self.config = game, config
+        self.players = game.num_players
+
+    # ------------------------------------------------------------ helpers
+    def _view(self, mover: jax.Array) -> jax.Array:
+        return jnp.clip(mover, 0, self.players - 1)
+
+    def _complete(self, state, remaining: jax.Array) -> jax.Array:
+        """A search of ``remaining`` plies from ``state`` reaches every end."""
+        if not self.config.complete:
+            return jnp.bool_(False)
+        return remaining >= self.game.plies_left(state)
+
+    def _tt_move(self, table_, state) -> jax.Array:
+        entry = table.probe(table_, self.game.hash(state), self.config.tt_bits)
+        return jnp.where(entry.hit, entry.move, -1)
+
+    # ------------------------------------------------------------ a node opened
+    def open(
+        self,
+        lane: Lane,
+        sp,
+        state,
+        alpha,
+        beta,
+        on_pv,
+        remaining,
+        tt_move,
+        after_null=False,
+        ext=0,
+        helper=0,
+    ) -> Frame:
+        """The frame of ``state`` (stack index ``sp``) opened with the window (alpha, beta)."""
+        game, config = self.game, self.config
+        mover = game.player(state)
+        listed, legal = moves.generate(game, config, state)
+        in_q = remaining <= 0  # a quiescence frame: noisy moves only, stand pat at EVAL
+        best = jnp.float32(NEG_INF)
+        if config.quiescence or config.null_move:
+            static = leaf_values(game, state)[self._view(mover)]
+        if config.quiescence:
+            legal = jnp.where(in_q, legal & moves.noisy(game, config, state, listed), legal)
+            best = jnp.where(in_q, static, NEG_INF)
+        searched = moves.not_losing(game, config, state, listed, legal)
+        null_pending = jnp.bool_(False)
+        if config.null_move:
+            # Null-move pruning (Beal 1989; Donninger 1993): not at the root or on the
+            # previous PV, never twice in a row, only with R + 1 plies left, where the game
+            # allows a pass (not in check, say), and where EVAL already reaches beta
+            null_pending = (
+                (sp > 0)
+                & ~jnp.asarray(after_null)
+                & ~on_pv
+                & (remaining >= config.null_move + 1)
+                & game.null_ok(state)
+                & (static >= beta)
+            )
+        if config.bounds:
+            # No value below the node lies outside (low, high): a move reaching `high` cuts
+            # (beta <= high), and a window already outside the bounds needs no move at all.
+            # Fail-soft values of a narrowed window stay valid for the caller's window.
+            low, high = game.value_bounds(state)
+            best = jnp.where(
+                high <= alpha, high, jnp.where(low >= beta, jnp.maximum(best, low), best)
+            )
+            beta = jnp.minimum(beta, high)
+        pv_move = jnp.where(on_pv, lane.prev_pv[sp], -1)
+        keys = moves.keys(
+            game,
+            config,
+            state,
+            listed,
+            searched,
+            lane.killers[sp],
+            lane.history,
+            pv_move,
+            tt_move,
+            in_q,
+        )
+        if not isinstance(helper, int) or helper:
+            keys = _rotate(keys, helper)
+        count = jnp.sum(searched, dtype=jnp.int32)
+        if config.beam:
+            count = jnp.where(in_q, count, jnp.minimum(count, config.beam))
+        return frames.empty(config)._replace(
+            mover=mover,
+            alpha=jnp.maximum(alpha, best),
+            beta=beta,
+            alpha0=alpha,
+            best=best,
+            keys=keys,
+            moves=listed,
+            count=count,
+            on_pv=on_pv,
+            remaining=remaining,
+            null_pending=null_pending,
+            after_null=jnp.asarray(after_null),
+            ext=jnp.asarray(ext, jnp.int32),
+        )
+
+    # ------------------------------------------------------------ a value reported
+    def give(self, lane: Lane, fr: Frame, sp, value, move, child_pv, remaining, active):
+        """Report ``value`` (the frame's mover's side) of ``move`` to ``fr`` (stack index
+        ``sp``). Returns the lane (killers, history, cutoffs) and the updated frame. A null
+        move's report counts only when it reaches beta; it is never a best move."""
+        config = self.config
+        is_null = move == NULL_MOVE
+        old_best = fr.best
+        if config.null_move:
+            active = active & (~is_null | (value >= fr.beta))
+        if config.lmr:  # a reduced child that beats alpha is searched again, in full
+            again = active & fr.reduced & (value > fr.alpha)
+            active = active & ~again
+            fr = fr._replace(
+                research=again,
+                keys=jnp.where(again, fr.keys.at[fr.last_slot].set(jnp.inf), fr.keys),
+                cursor=jnp.where(again, fr.cursor - 1, fr.cursor),
+            )
+        improves = active & (value > old_best)
+        line = jnp.concatenate([move[None], child_pv[:-1]])  # [F]
+        line = jnp.where(is_null, -1, line)
+        out = fr._replace(
+            best=jnp.where(improves, value, fr.best),
+            best_move=jnp.where(improves & ~is_null, move, fr.best_move),
+            pv=jnp.where(improves, line, fr.pv),
+            alpha=jnp.where(active, jnp.maximum(fr.alpha, value), fr.alpha),
+            reduced=jnp.bool_(False),
+        )
+        if config.singular:  # the runner-up, for the singularity test
+            loser = jnp.where(improves, old_best, value)
+            loser_move = jnp.where(improves, fr.best_move, move)
+            better = active & ~is_null & (loser > fr.second)
+            out = out._replace(
+                second=jnp.where(better, loser, fr.second),
+                second_move=jnp.where(better, loser_move, fr.second_move),
+            )
+        cut = active & (value >= fr.beta)
+        lane = lane._replace(cutoffs=lane.cutoffs + cut.astype(jnp.int32))
+        quiet_cut = cut & (remaining > 0) & ~is_null
+        if config.killers:
+            k = lane.killers[sp]
+            new_k = jnp.where(move == k[0], k, jnp.stack([move, k[0]]))
+            killers = lane.killers.at[sp].set(jnp.where(quiet_cut, new_k, k))
+            lane = lane._replace(killers=killers)
+        if config.history:
+            mover = jnp.clip(fr.mover, 0, 1)
+            bonus = jnp.where(quiet_cut, (remaining * remaining).astype(jnp.float32), 0.0)
+            row = lane.history[mover]
+            row = row.at[jnp.maximum(move, 0)].add(jnp.where(move >= 0, bonus, 0.0))
+            history = lane.history.at[mover].set(jnp.minimum(row, moves.HISTORY_CAP))
+            lane = lane._replace(history=history)
+        return lane, out
+
+    # ------------------------------------------------------------ first half
+    def choose(self, lane: Lane, table_: jax.Array) -> Child:
+        game, config = self.game, self.config
+        sp = lane.sp
+        up = jnp.maximum(sp - 1, 0)
+        cur = frames.unpack(lane.stack.rows[sp], config)
+        par = frames.unpack(lane.stack.rows[up], config)
+        live = ~lane.done
+        null_now = cur.null_pending if config.null_move else jnp.bool_(False)
+        expand = live & ((cur.cursor < cur.count) | null_now) & (cur.best < cur.beta)
+        finish = live & ~expand
+        singular = jnp.bool_(False)
+        if config.singular:
+            # a node whose value is exact, with enough plies left, whose best move beats
+            # every other by `margin`, searches that move again one ply deeper
+            min_depth, margin, max_ext = config.singular
+            singular = (
+                finish
+                & (cur.remaining >= min_depth)
+                & (cur.ext < max_ext)
+                & (cur.extended == 0)
+                & (cur.best_move >= 0)
+                & (cur.best > cur.alpha0)
+                & (cur.best < cur.beta)
+                & (cur.best - cur.second >= margin)
+            )
+            finish = finish & ~singular
+        # selection on demand: the best remaining move (first among equals); a cutoff
+        # usually comes before the rest need ordering, so no full sort is paid for
+        slot = jnp.argmax(cur.keys).astype(jnp.int32)
+        move = frames.move_at(cur, slot, config)
+        parent = jax.tree.map(lambda x: x[sp], lane.stack.state)
+        child = game.step(parent, jnp.maximum(move, 0))
+        remaining = cur.remaining - 1
+        alpha, beta = cur.alpha, cur.beta
+        if config.null_move:  # the probe: the side to move passes, R plies shallower
+            move = jnp.where(null_now, NULL_MOVE, move)
+            passed = game.null_step(parent)
+            child = jax.tree.map(lambda p, c: jnp.where(null_now, p, c), passed, child)
+            remaining = remaining - jnp.where(null_now, config.null_move, 0)
+            alpha = jnp.where(null_now, beta - NULL_WIDTH, alpha)
+        extend = jnp.int32(0)
+        if config.singular:
+            extend = ((cur.extended == 1) & ~null_now).astype(jnp.int32)
+        if config.check_ext:
+            checks = game.in_check(child) & (cur.ext + extend < config.check_ext) & ~null_now
+            extend = extend + checks.astype(jnp.int32)
+        remaining = remaining + extend
+        reduce = jnp.bool_(False)
+        if config.lmr:
+            # late move reductions: a quiet move late in the list, with 3 plies or more
+            # left, is first searched a ply shallower with a null window at alpha
+            quiet = ~moves.noisy(game, config, parent, cur.moves)[slot]
+            reduce = (
+                (cur.cursor >= config.lmr)
+                & (cur.remaining >= 3)
+                & quiet
+                & ~null_now
+                & ~cur.research
+                & (extend == 0)
+                & ~cur.on_pv
+            )
+            remaining = remaining - reduce.astype(jnp.int32)
+            beta = jnp.where(reduce, alpha + NULL_WIDTH, beta)
+        child_mover = game.player(child)
+        same = child_mover == cur.mover
+        sign = jnp.where(same, 1.0, -1.0)
+        c_alpha = jnp.where(same, alpha, -beta)
+        c_beta = jnp.where(same, beta, -alpha)
+        terminal = game.terminal(child)
+        horizon = remaining <= 0
+        if config.quiescence:  # past the horizon only positions with noisy moves go on
+            horizon = (remaining <= -config.quiescence) | (
+                (remaining <= 0) & ~game.any_noisy(child)
+            )
+        leaf_value = leaf_values(game, child)[self._view(cur.mover)]
+        is_leaf = terminal | horizon
+        on_pv = cur.on_pv & (move == lane.prev_pv[sp]) & ~null_now
+        complete = self._complete(child, remaining)
+        tt_value, tt_stop, tt_move = jnp.float32(0.0), jnp.bool_(False), jnp.int32(-1)
+        if config.tt_bits:
+            entry = table.probe(table_, game.hash(child), config.tt_bits)
+            tt_move = jnp.where(entry.hit, entry.move, -1)
+            # no cutoff on the previous PV, so that the new PV is searched out in full
+            usable = table.answers(entry, remaining, complete) & (remaining > 0) & ~is_leaf
+            tt_stop = usable & ~on_pv & table.settles(entry, c_alpha, c_beta)
+            tt_value = entry.value
+        probcut_stop, probcut_value = jnp.bool_(False), jnp.float32(0.0)
+        if config.probcut is not None:
+            pc_depth, _, a, b, sigma, t = config.probcut
+            at_depth = (remaining == pc_depth) & ~is_leaf & ~tt_stop
+            legal = game.legal_mask(child)
+            view = self._view(child_mover)
+            shallow = jnp.max(
+                jnp.where(
+                    legal,
+                    jax.vmap(lambda x: leaf_values(game, game.step(child, x))[view])(
+                        jnp.arange(game.num_actions)
+                    ),
+                    NEG_INF,
+                )
+            )
+            predicted = a * shallow + b
+            high = at_depth & (predicted - t * sigma >= c_beta)
+            low = at_depth & (predicted + t * sigma <= c_alpha)
+            probcut_stop = high | low
+            probcut_value = jnp.where(high, c_beta, c_alpha)
+        frontier = jnp.bool_(False)
+        if config.last_ply:
+            frontier = (remaining == 1) & ~is_leaf & ~tt_stop
+        return Child(
+            sp=sp,
+            up=up,
+            cur=cur,
+            par=par,
+            expand=expand,
+            finish=finish,
+            singular=singular,
+            slot=slot,
+            move=move,
+            null_now=null_now,
+            parent=parent,
+            child=child,
+            remaining=remaining,
+            extend=extend,
+            reduce=reduce,
+            sign=sign,
+            alpha=c_alpha,
+            beta=c_beta,
+            terminal=terminal,
+            leaf_value=leaf_value,
+            is_leaf=is_leaf,
+            on_pv=on_pv,
+            complete=complete,
+            tt_value=tt_value,
+            tt_stop=tt_stop,
+            tt_move=tt_move,
+            probcut_stop=probcut_stop,
+            probcut_value=probcut_value,
+            frontier=frontier,
+        )
+
+    def fringe(self, child) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The exact value of a node one ply above the horizon (for its mover), its best
+        move and its number of moves: the best leaf value (UTILITY of a finished game, else
+        EVAL) among all its children, computed at once."""
+        game, config = self.game, self.config
+        listed, legal = moves.generate(game, config, child)
+        acts = moves.actions(config, listed)
+        view = self._view(game.player(child))
+        if config.max_moves > UNROLL:
+            values = jax.vmap(lambda a: leaf_values(game, game.step(child, a))[view])(
+                jnp.maximum(acts, 0)
+            )
+            values = jnp.where(legal, values, NEG_INF)
+            slot = jnp.argmax(values)
+            return jnp.max(values), acts[slot], jnp.sum(legal, dtype=jnp.int32)
+        # few moves: each stepped as a constant where the slot is the move (its index folds
+        # into the step), and each value stays elementwise over the lanes
+        best, best_move = jnp.float32(NEG_INF), jnp.int32(0)
+        for i in range(config.max_moves):
+            a = jnp.maximum(acts[i], 0) if config.listed else i
+            value = leaf_values(game, game.step(child, a))[view]
+            better = legal[i] & (value > best)  # the first of equal values, as argmax
+            best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
+        return best, best_move, jnp.sum(legal, dtype=jnp.int32)
+
+    # ------------------------------------------------------------ second half
+    def conclude(self, lane: Lane, table_: jax.Array, c: Child, fringed) -> tuple[Lane, Any]:
+        game, config = self.game, self.config
+        cur, par = c.cur, c.par
+        child_pv = jnp.full((config.frames,), -1, jnp.int32)
+        tt_value = c.tt_value
+        fringe_leaves = jnp.int32(0)
+        if config.last_ply:
+            f_value, f_move, f_count = fringed
+            child_pv = child_pv.at[0].set(jnp.where(c.frontier, f_move, -1))
+            fringe_leaves = jnp.where(c.frontier, f_count, 0)
+            tt_value = jnp.where(c.frontier, f_value, tt_value)
+        settle = c.is_leaf | c.tt_stop | c.probcut_stop | c.frontier
+        settled = jnp.where(
+            c.is_leaf,
+            c.leaf_value,
+            c.sign * jnp.where(c.tt_stop | c.frontier, tt_value, c.probcut_value),
+        )
+        push = c.expand & ~settle
+        value = cur.best  # the finished frame's value, for its parent
+        up_value = jnp.where(par.mover == cur.mover, value, -value)
+        moved = c.expand & ~c.null_now  # a null probe takes no move off the list
+        here = cur._replace(
+            cursor=jnp.where(moved, cur.cursor + 1, cur.cursor),
+            keys=jnp.where(moved, cur.keys.at[c.slot].set(NEG_INF), cur.keys),
+            last_move=jnp.where(c.expand, c.move, cur.last_move),
+            last_slot=jnp.where(c.expand, c.slot, cur.last_slot),
+            reduced=jnp.where(c.expand, c.reduce, cur.reduced),
+            research=jnp.where(c.expand, jnp.bool_(False), cur.research),
+        )
+        if config.null_move:
+            here = here._replace(null_pending=here.null_pending & ~c.expand)
+        if config.singular:
+            here = _singular_again(config, cur, here, c)
+        lane = lane._replace(
+            nodes=lane.nodes + c.expand.astype(jnp.int32) + jnp.where(c.expand, fringe_leaves, 0),
+            leaves=lane.leaves
+            + (c.expand & c.is_leaf).astype(jnp.int32)
+            + jnp.where(c.expand, fringe_leaves, 0),
+            tt_hits=lane.tt_hits + (c.expand & c.tt_stop).astype(jnp.int32),
+            cut_short=lane.cut_short
+            + (
+                c.expand & ((c.is_leaf & ~c.terminal) | c.tt_stop | c.probcut_stop | c.frontier)
+            ).astype(jnp.int32),
+        )
+        # one report: a settled child to this frame, or this frame to its parent
+        target = jnp.where(c.finish, c.up, c.sp)
+        lane, report = self.give(
+            lane,
+            jax.tree.map(lambda p, h: jnp.where(c.finish, p, h), par, here),
+            target,
+            jnp.where(c.expand, settled, up_value),
+            jnp.where(c.expand, c.move, par.last_move),
+            jnp.where(c.expand, child_pv, cur.pv),
+            jnp.where(c.expand, cur.remaining, par.remaining),
+            (c.expand & settle) | (c.finish & (c.sp > 0)),
+        )
+        opened = self.open(
+            lane,
+            c.sp + 1,
+            c.child,
+            c.alpha,
+            c.beta,
+            c.on_pv,
+            c.remaining,
+            c.tt_move,
+            c.null_now,
+            cur.ext + c.extend,
+        )
+        rows = frames.write(lane.stack.rows, target, frames.pack(report))
+        rows = frames.write(rows, c.sp + 1, frames.pack(opened), push)
+        state = frames.write(lane.stack.state, c.sp + 1, c.child, push)
+        lane = lane._replace(
+            stack=Stack(state=state, rows=rows),
+            sp=jnp.where(push, c.sp + 1, jnp.where(c.finish, c.up, c.sp)),
+            done=lane.done | (c.finish & (c.sp == 0)),
+        )
+        store = None
+        if config.tt_bits:  # the finished frame's entry
+            lower = value >= cur.beta
+            if config.bounds:  # reaching a window narrowed to `high` proves the value is `high`
+                lower = lower & (value < game.value_bounds(c.parent)[1])
+            flag = jnp.where(
+                value <= cur.alpha0, table.UPPER, jnp.where(lower, table.LOWER, table.EXACT)
+            )
+            store = table.store(
+                table_,
+                game.hash(c.parent),
+                config.tt_bits,
+                value,
+                cur.remaining,
+                self._complete(c.parent, cur.remaining),
+                flag,
+                cur.best_move,
+                c.finish,
+            )
+        return lane, store
+
+    # ------------------------------------------------------------ a lane's search
+    def start(self, root, job, iteration, plan, helper, old: Lane | None, same, table_):
+        """Open a search of ``root`` by ``plan`` (depth, window) in a fresh stack; keeps
+        the lane's killers, history and PV when it searches the same job again."""
+        game, config = self.game, self.config
+        f = config.frames
+        depth, alpha, beta = plan.depth, plan.alpha, plan.beta
+        killers = jnp.full((f, 2), -1, jnp.int32)
+        history = jnp.zeros((2, game.num_actions if config.history else 0), jnp.float32)
+        prev_pv = jnp.full((f,), -1, jnp.int32)
+        if old is not None:
+            killers = jnp.where(same, old.killers, killers)
+            history = jnp.where(same, old.history, history)
+            prev_pv = jnp.where(same, old.stack.rows[0, -f:].astype(jnp.int32), prev_pv)
+        empty_row = frames.pack(frames.empty(config))
+        lane = Lane(
+            stack=Stack(
+                state=jax.tree.map(lambda x: jnp.zeros((f, *x.shape), x.dtype), root),
+                rows=jnp.broadcast_to(empty_row, (f, empty_row.shape[0])),
+            ),
+            sp=jnp.int32(0),
+            done=job < 0,
+            job=job,
+            iteration=iteration,
+            depth=depth,
+            helper=helper,
+            killers=killers,
+            history=history,
+            prev_pv=prev_pv,
+            nodes=jnp.int32(1),
+            leaves=jnp.int32(0),
+            cutoffs=jnp.int32(0),
+            tt_hits=jnp.int32(0),
+            cut_short=jnp.int32(0),
+        )
+        # the root window: the plan's, within the utility bounds (no value lies outside
+        # them, so a move proven to reach the best possible value ends the search at once)
+        low = jnp.maximum(alpha, jnp.float32(game.utility_min))
+        high = jnp.minimum(beta, jnp.float32(game.utility_max))
+        tt_move = self._tt_move(table_, root) if config.tt_bits else jnp.int32(-1)
+        opened = self.open(lane, 0, root, low, high, jnp.bool_(True), depth, tt_move, helper=helper)
+        terminal = game.terminal(root)
+        is_leaf = terminal if config.quiescence else terminal | (depth <= 0)
+        leaf = leaf_values(game, root)[self._view(game.player(root))]
+        opened = opened._replace(
+            best=jnp.where(is_leaf, leaf, opened.best),
+            count=jnp.where(is_leaf, 0, opened.count),
+        )
+        stack = Stack(
+            state=frames.write(lane.stack.state, 0, root),
+            rows=lane.stack.rows.at[0].set(frames.pack(opened)),
+        )
+        return lane._replace(
+            stack=stack,
+            leaves=is_leaf.astype(jnp.int32),
+            cut_short=(is_leaf & ~terminal).astype(jnp.int32),
+        )
+
+    def advance(self, lanes: Lane, shared: tuple) -> tuple[Lane, tuple]:
+        """One event of every lane. ``shared`` is the table and the previous event's writes
+        to it, which go in first: the table's old buffer then has no reader left and XLA
+        updates it in place (reading first and writing after made it copy the table at
+        every event). Only events where some lane's child is one ply above the horizon pay
+        for :meth:`fringe`: ``lax.cond`` runs it for the whole batch or skips it (per lane
+        it could not be skipped in lockstep)."""
+        table_, pending = shared
+        if pending is not None:
+            table_ = flush(table_, pending)
+        c = jax.vmap(self.choose, in_axes=(0, None))(lanes, table_)
+        fringed = None
+        if self.config.last_ply:
+            need = c.expand & c.frontier
+            width = need.shape[0]
+            fringed = jax.lax.cond(
+                jnp.any(need),
+                lambda children: jax.vmap(self.fringe)(children),
+                lambda children: (
+                    jnp.zeros((width,), jnp.float32),
+                    jnp.zeros((width,), jnp.int32),
+                    jnp.zeros((width,), jnp.int32),
+                ),
+                c.child,
+            )
+        lanes, store = jax.vmap(self.conclude, in_axes=(0, None, 0, 0))(lanes, table_, c, fringed)
+        if store is not None:
+            slot, row, writes = store
+            pending = (jnp.where(writes, slot, table_.shape[0]), row)  # out of range: none
+        return lanes, (table_, pending)
+
+
+def flush(table_: jax.Array, pending: tuple) -> jax.Array:
+    """The table with a round of writes in (slots out of range are dropped)."""
+    slot, rows = pending
+    return table_.at[slot].set(rows, mode="drop")
+
+
+def no_writes(table_: jax.Array, lanes: int) -> tuple | None:
+    """An empty round of writes for ``lanes`` lanes (None without a table)."""
+    if table_.shape[0] <= 1:
+        return None
+    return (jnp.full((lanes,), table_.shape[0], jnp.int32), jnp.zeros((lanes, 4), jnp.uint32))
+
+
+def _rotate(keys: jax.Array, helper) -> jax.Array:
+    """A helper's root order: the ``helper``-th best move first (the rest as they were),
+    so that helpers on one root start from different moves."""
+    count = jnp.sum(keys > NEG_INF)
+    rank = jnp.argsort(-keys)  # slots, best first
+    first = rank[jnp.asarray(helper) % jnp.maximum(count, 1)]
+    return jnp.where(jnp.arange(keys.shape[0]) == first, jnp.maximum(keys.max(), 0.0) + 1e7, keys)
+
+
+def _singular_again(config: Config, cur: Frame, here: Frame, c: Child) -> Frame:
+    """A singular node searches its best move again: only that move left, the runner-up
+    as its value so far, and the next child one ply deeper."""
+    again = jnp.where(frames.slots_of(cur, config) == cur.best_move, 0.0, NEG_INF)
+    line = jnp.full((config.frames,), -1, jnp.int32).at[0].set(cur.second_move)
+    extend_now = c.extend > 0
+    return here._replace(
+        keys=jnp.where(c.singular, again, here.keys),
+        count=jnp.where(c.singular, cur.cursor + 1, here.count),
+        best=jnp.where(c.singular, cur.second, here.best),
+        best_move=jnp.where(c.singular, cur.second_move, here.best_move),
+        pv=jnp.where(c.singular, line, here.pv),
+        alpha=jnp.where(c.singular, jnp.maximum(cur.alpha0, cur.second), here.alpha),
+        extended=jnp.where(
+            c.singular | (extend_now & c.expand), jnp.where(c.singular, 1, 2), here.extended
+        ),
+    )
+
+
+__all__ = ["NULL_MOVE", "Search", "flush", "no_writes"]
