@@ -50,8 +50,9 @@ our king), the checkers (and the squares that block or capture a single checker)
 pinned pieces (which may only move along the line through the king), then every piece's
 destinations masked by them. The legal moves are kept in the state as 72 bitboards of
 destination squares, one per move shape (:data:`NUM_PLANES`); ``legal_mask`` reads the
-1,924-wide mask off them, and random playouts draw a move from their population counts
-without building the mask (:meth:`Chess.sample_actions`). En passant is checked exactly
+1,924-wide mask off them, searches read a compact list of at most 218 moves off them
+(:meth:`Chess.legal_moves`), and random playouts draw a move from their population counts,
+both without building the mask (:meth:`Chess.sample_actions`). En passant is checked exactly
 (both pawns leave their squares and the king's lines are traced again), because it can
 expose the king along the rank. An earlier mailbox generator that tested each of the 1,924
 actions with table lookups cost about 8x as much per position on a CPU.
@@ -69,7 +70,10 @@ expected score (one pawn is worth about a 64 % expected score), strictly inside 
 
 Search hints: :meth:`Chess.move_order_scores` orders captures by MVV-LVA (most valuable
 victim, least valuable attacker) and promotions first; :meth:`Chess.noisy_mask` marks
-captures and promotions, the moves quiescence search plays past the horizon. The horizon
+captures and promotions, the moves quiescence search plays past the horizon;
+:meth:`Chess.move_scores` and :meth:`Chess.noisy_moves` say the same of the moves of a
+compact list, computed for those moves only, and :meth:`Chess.in_check` reads the check
+flag kept in the state. The horizon
 effect they cure (``tests/test_chess.py``): in ``4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1`` a
 one-ply alpha-beta search plays Qxd5 and scores a won pawn, because the recapture exd5,
 which loses the queen, lies beyond its horizon; with ``quiescence=4`` the captures are
@@ -306,8 +310,9 @@ NUM_ACTIONS = int(ACTIONS.frm.shape[0])
 _CASTLE = _castling_tables()
 # A pawn's move onto the first or last rank promotes; the piece (under-promotion or queen)
 # adds 16 * (value - 1) to its MVV-LVA score.
-_LAST_RANK = (ACTIONS.to // 8 == 7) | (ACTIONS.to // 8 == 0)
 _PROMOTION_BONUS = 16 * (_VALUE_INT[np.where(ACTIONS.under > 0, ACTIONS.under, QUEEN)] - 1)
+# Per action, packed for one lookup per listed move: from | to << 6 | promotion bonus << 12.
+_MOVE_FACTS = (ACTIONS.frm | ACTIONS.to << 6 | _PROMOTION_BONUS << 12).astype(np.int32)
 _PST = _piece_square_table()
 _DARK = np.array([(s % 8 + s // 8) % 2 == 0 for s in range(64)])  # a1 is dark
 _AGE = np.arange(1, HISTORY + 1, dtype=np.int32)  # history[i] is i + 1 plies old
@@ -607,6 +612,44 @@ def _legal_of(moves: jax.Array) -> jax.Array:
     """bool[A]: the legal mask of move planes ``uint32[NUM_PLANES, 2]``."""
     words = moves.reshape(-1)[jnp.asarray(_ACTION_WORD)]  # [A]
     return ((words >> jnp.asarray(_ACTION_BIT)) & 1) != 0
+
+
+MAX_MOVES = 218
+"""The most legal moves of any legal chess position (``R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/
+kBNN1KB1 w - - 0 1`` has 218, and none reachable from the start has more): the length of
+:meth:`Chess.legal_moves`. A position no game reaches (a FEN with a dozen queens) can
+have more; its list keeps the first 218."""
+_GROUPS = 12  # the 144 plane words as 12 groups of 12, for the two-level search below
+assert NUM_PLANES * 2 == _GROUPS * _GROUPS
+_UNDER_WORD = 128  # words from here on are the under-promotion planes (3 actions a bit)
+
+
+def _moves_of(moves: jax.Array) -> jax.Array:
+    """int32[MAX_MOVES]: the actions of move planes ``uint32[NUM_PLANES, 2]``, by word
+    (plane and half) then square, then ``-1``; no 1,924-wide mask is built.
+
+    Each word's population count (three moves a bit in the under-promotion planes) gives
+    the list's slots each word fills; slot ``j``'s word is found by a two-level search
+    (which group of 12 words, then which word of the group: 2 x 12 comparisons, not a
+    scan over 144), its bit by :func:`_select_bit`, and the action by one table lookup.
+    Compacting the 1,924-wide mask instead (``jnp.nonzero``: a cumulative sum and a scatter
+    over every action slot) cost over 10 times as much on a CPU.
+    """
+    words = moves.reshape(-1)  # [144]
+    per = jax.lax.population_count(words).astype(jnp.int32) * jnp.asarray(_WORD_WEIGHT)
+    end = jnp.cumsum(per)  # slots filled through each word
+    j = jnp.arange(MAX_MOVES, dtype=jnp.int32)
+    group_end = end[_GROUPS - 1 :: _GROUPS]  # [12]
+    group = jnp.minimum(jnp.sum(group_end[None, :] <= j[:, None], axis=-1), _GROUPS - 1)
+    inside = jnp.sum(end.reshape(_GROUPS, _GROUPS)[group] <= j[:, None], axis=-1)
+    word = group * _GROUPS + jnp.minimum(inside, _GROUPS - 1)  # [M]
+    k = j - (end - per)[word]  # the slot's rank among its word's moves
+    under = word >= _UNDER_WORD
+    rank = jnp.where(under, k // 3, k)
+    choice = k - jnp.where(under, 3 * rank, k)  # which under-promotion, else 0
+    bit = _select_bit(words[word], rank)
+    action = jnp.asarray(_ACTION_OF_BIT.reshape(-1))[(word * 32 + bit) * 3 + choice]
+    return jnp.where(j < end[-1], action, -1)
 
 
 def _select_bit(word: jax.Array, rank: jax.Array) -> jax.Array:
@@ -942,37 +985,78 @@ class Chess(Game):
         e = 0.999 * jnp.tanh(p * (math.log(10.0) / 8.0))
         return jnp.where(self.terminal(state), self.utility(state), two_player_utility(e))
 
-    def _captures(self, state: ChessState) -> tuple[jax.Array, jax.Array, jax.Array]:
-        """(capture bool[A], victim value int32[A], attacker value int32[A]) and whether the
-        move promotes, from two gathers: facts of every square packed into one int32 per
-        square, read at each action's two squares."""
+    def _captures(
+        self, state: ChessState, frm: Any, to: Any
+    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+        """(capture bool, victim value int32, attacker value int32, promotes bool) of the
+        moves from squares ``frm`` to squares ``to`` (arrays of one shape), from two
+        gathers: facts of every square packed into one int32 per square, read at each
+        move's two squares."""
         board = state.board.astype(jnp.int32)
         kind = board & 7
         ep = state.ep.astype(jnp.int32)
         at_from = jnp.asarray(_ATTACKER_INT)[kind] | ((kind == PAWN).astype(jnp.int32) << 4)
         at_to = jnp.asarray(_VALUE_INT)[kind] | ((board != EMPTY).astype(jnp.int32) << 4)
-        frm, to = at_from[jnp.asarray(ACTIONS.frm)], at_to[jnp.asarray(ACTIONS.to)]  # [A]
-        is_pawn = (frm >> 4) == 1
-        en_passant = is_pawn & (jnp.asarray(ACTIONS.to) == ep)  # ep is -1 when there is none
-        capture = ((to >> 4) == 1) | en_passant
-        victim = jnp.where(en_passant, 1, to & 15)
-        promotes = is_pawn & jnp.asarray(_LAST_RANK)
-        return capture, victim, frm & 15, promotes
+        to = jnp.asarray(to)
+        mover, target = at_from[jnp.asarray(frm)], at_to[to]
+        is_pawn = (mover >> 4) == 1
+        en_passant = is_pawn & (to == ep)  # ep is -1 when there is none
+        capture = ((target >> 4) == 1) | en_passant
+        victim = jnp.where(en_passant, 1, target & 15)
+        promotes = is_pawn & ((to < 8) | (to >= 56))
+        return capture, victim, mover & 15, promotes
+
+    def _listed(self, state: ChessState, moves: jax.Array):
+        """:meth:`_captures` of the listed actions ``moves`` (``-1`` read as action 0), and
+        their promotion bonuses: one lookup per move in a table of packed action facts."""
+        facts = jnp.asarray(_MOVE_FACTS)[jnp.maximum(moves, 0)]
+        capture, victim, attacker, promotes = self._captures(state, facts & 63, facts >> 6 & 63)
+        return capture, victim, attacker, promotes, facts >> 12
+
+    @staticmethod
+    def _score(capture, victim, attacker, promotes, bonus) -> jax.Array:
+        score = jnp.where(capture, 16 * victim - attacker, 0)
+        return score + jnp.where(promotes, bonus, 0)
 
     def move_order_scores(self, state: ChessState) -> jax.Array:
         """float32[A]: MVV-LVA, ``16 * victim - attacker`` for captures (victim and attacker
         valued 1, 3, 3, 5, 9 and the king 10, so every capture scores > 0 and the most
         valuable victim comes first, taken by the least valuable attacker), plus ``16 *
         (value - 1)`` of a promoted piece; 0 for quiet moves."""
-        capture, victim, attacker, promotes = self._captures(state)
-        score = jnp.where(capture, 16 * victim - attacker, 0)
-        score = score + jnp.where(promotes, jnp.asarray(_PROMOTION_BONUS), 0)
+        facts = self._captures(state, ACTIONS.frm, ACTIONS.to)
+        score = self._score(*facts, jnp.asarray(_PROMOTION_BONUS))
         return jnp.where(self.legal_mask(state), score, 0).astype(jnp.float32)
 
     def noisy_mask(self, state: ChessState) -> jax.Array:
         """bool[A]: legal captures (en passant included) and promotions."""
-        capture, _, _, promotes = self._captures(state)
+        capture, _, _, promotes = self._captures(state, ACTIONS.frm, ACTIONS.to)
         return self.legal_mask(state) & (capture | promotes)
+
+    # Compact move lists: searches hold a node's legal moves as a list of MAX_MOVES.
+    max_moves = MAX_MOVES
+
+    def legal_moves(self, state: ChessState) -> jax.Array:
+        """int32[218]: the legal actions (those of :meth:`legal_mask`), ordered by move plane
+        then destination square, then ``-1``; read off the move planes without building the
+        1,924-wide mask (:func:`_moves_of`). All ``-1`` when the game is over."""
+        return _moves_of(state.moves)
+
+    def move_scores(self, state: ChessState, moves: jax.Array) -> jax.Array:
+        """float32[M] for legal actions ``moves`` int32[M]: :meth:`move_order_scores` of
+        each (MVV-LVA and promotion bonus, 0 for quiet moves), computed for the listed moves
+        only; ``-1`` entries score ``-1e9``, so a descending sort puts them last."""
+        score = self._score(*self._listed(state, moves))
+        return jnp.where(moves >= 0, score.astype(jnp.float32), -1e9)
+
+    def noisy_moves(self, state: ChessState, moves: jax.Array) -> jax.Array:
+        """bool[M] for legal actions ``moves`` int32[M]: :meth:`noisy_mask` of each (captures,
+        en passant included, and promotions); False for ``-1`` entries."""
+        capture, _, _, promotes, _ = self._listed(state, moves)
+        return (moves >= 0) & (capture | promotes)
+
+    def in_check(self, state: ChessState) -> jax.Array:
+        """bool: the side to move is in check (kept in the state, computed with its moves)."""
+        return state.in_check
 
     def any_noisy(self, state: ChessState) -> jax.Array:
         """bool: a legal capture or promotion exists, read off the move planes: a
