@@ -807,7 +807,6 @@ class Chess(Game):
     utility_min = -1.0
     utility_max = 1.0
     zero_sum = True
-    has_hash = True
     max_game_length = MAX_GAME_LENGTH
 
     def __init__(self) -> None:
@@ -908,7 +907,6 @@ class Chess(Game):
             history,
         )
 
-    has_sampler = True  # random playouts draw from the move planes, not the 1,924-wide mask
 
     def sample_actions(self, states: ChessState, uniform: jax.Array) -> jax.Array:
         """One legal move per state, uniformly: the ``k``-th, ``k = floor(u * n)``, of the
@@ -939,7 +937,6 @@ class Chess(Game):
         action = jnp.asarray(_ACTION_OF_BIT)[word_index, bit, k % weight]
         return jnp.maximum(action, 0)
 
-    has_null_move = True
 
     def null_step(self, state: ChessState) -> ChessState:
         """The side to move passes (python-chess's ``Move.null()``): the other side to move,
