@@ -113,8 +113,9 @@ class ImmediateLosses(Protocol):
 
     def losing_moves(self, state: State) -> jax.Array:
         """``bool[num_actions]``: legal moves no better for the mover than every unmarked
-        legal move (a move that lets the opponent win next, where another does not). A
-        search may skip them while an unmarked legal move remains: the value is unchanged."""
+        legal move, as a search that sees the opponent's reply finds (a move that lets the
+        opponent win next, where another does not). A search with two plies or more left
+        may skip them while an unmarked legal move remains: the value is unchanged."""
         ...
 
 

@@ -907,7 +907,6 @@ class Chess(Game):
             history,
         )
 
-
     def sample_actions(self, states: ChessState, uniform: jax.Array) -> jax.Array:
         """One legal move per state, uniformly: the ``k``-th, ``k = floor(u * n)``, of the
         ``n`` legal moves counted off the move planes' population counts (an under-promotion
@@ -936,7 +935,6 @@ class Chess(Game):
         bit = _select_bit(word, k // weight)
         action = jnp.asarray(_ACTION_OF_BIT)[word_index, bit, k % weight]
         return jnp.maximum(action, 0)
-
 
     def null_step(self, state: ChessState) -> ChessState:
         """The side to move passes (python-chess's ``Move.null()``): the other side to move,

@@ -1,4 +1,4 @@
-"""One event of one lane: expand the next move of the current frame, or finish the frame.
+"""One event of one lane: finish the current frame if it is done, then expand a move.
 
 In negamax form, every value is seen from the player to move at its node::
 
@@ -12,13 +12,14 @@ In negamax form, every value is seen from the player to move at its node::
             if alpha >= beta: break                                 (a cutoff)
         return best                                                 (fail-soft)
 
-An event has two halves. :meth:`Search.choose` picks the current frame's next move (the
-highest key) and computes its child: its window, whether it is a leaf, whether the table
-or ProbCut settles it. :meth:`Search.conclude` reports a settled child (or the finished
-frame) to its frame, opens the child's frame when it is searched further, and gives the
-finished frame's entry to the table. With ``last_ply``, a child one ply above the horizon
-needs no frame: :meth:`Search.fringe` steps and evaluates all its moves at once and its
-exact value goes straight to its parent.
+An event has two halves. :meth:`Search.pop`: a current frame with no move left (or cut)
+reports its value to its parent, gives its entry to the table and leaves the stack.
+:meth:`Search.choose` then picks the (new) current frame's next move (the highest key) and
+computes its child: its window, whether it is a leaf, whether the table or ProbCut settles
+it; :meth:`Search.conclude` reports a settled child to the frame, or opens the child's
+frame. With ``last_ply``, a child one ply above the horizon needs no frame:
+:meth:`Search.fringe` steps and evaluates all its moves at once and its exact value goes
+straight to its parent.
 
 Options that change the tree (quiescence, null move, singular and check extensions, late
 move reductions, ProbCut, beam) each have their own few lines here, each under ``if
@@ -48,16 +49,12 @@ inside the window is simply exact (fail-soft), so any width is correct."""
 
 
 class Child(NamedTuple):
-    """What an event's first half hands to its second, per lane (values from the current
-    frame's mover's side unless named for the child)."""
+    """What the expanding half hands from choosing the move to concluding, per lane (values
+    from the current frame's mover's side unless named for the child)."""
 
     sp: jax.Array  # int32: the current frame
-    up: jax.Array  # int32: its parent (0 at the root)
     cur: Frame
-    par: Frame
     expand: jax.Array  # bool: this event expands a child
-    finish: jax.Array  # bool: this event returns the current frame to its parent
-    singular: jax.Array  # bool: this event starts a singular extension
     slot: jax.Array  # int32: the child's slot in the current frame's list
     move: jax.Array  # int32: the child's move (NULL_MOVE for the null-move probe)
     null_now: jax.Array  # bool: the child is the null-move probe
@@ -129,7 +126,10 @@ class Search:
         if config.quiescence:
             legal = jnp.where(in_q, legal & moves.noisy(game, config, state, listed), legal)
             best = jnp.where(in_q, static, NEG_INF)
-        searched = moves.not_losing(game, config, state, listed, legal)
+        # a move that loses at once is seen to lose only with 2 plies left (the reply)
+        searched = jnp.where(
+            remaining >= 2, moves.not_losing(game, config, state, listed, legal), legal
+        )
         null_pending = jnp.bool_(False)
         if config.null_move:
             # Null-move pruning (Beal 1989; Donninger 1993): not at the root or on the
@@ -239,18 +239,21 @@ class Search:
             lane = lane._replace(history=history)
         return lane, out
 
-    # ------------------------------------------------------------ first half
-    def choose(self, lane: Lane, table_: jax.Array) -> Child:
+    # ------------------------------------------------------------ first half: pop
+    def pop(self, lane: Lane, table_: jax.Array) -> tuple[Lane, Frame, Any]:
+        """A current frame that has no move left to search (or was cut) reports its value
+        to its parent and leaves the stack; the parent becomes current. Returns the lane,
+        the current frame after this, and the finished frame's write to the table.
+
+        Popping and expanding in the same event keeps every lane expanding a node in
+        nearly every event, where one or the other per event spent half the events (and
+        all the game's work in them) on returns."""
         game, config = self.game, self.config
         sp = lane.sp
         up = jnp.maximum(sp - 1, 0)
         cur = frames.unpack(lane.stack.rows[sp], config)
         par = frames.unpack(lane.stack.rows[up], config)
-        live = ~lane.done
-        null_now = cur.null_pending if config.null_move else jnp.bool_(False)
-        expand = live & ((cur.cursor < cur.count) | null_now) & (cur.best < cur.beta)
-        finish = live & ~expand
-        singular = jnp.bool_(False)
+        finish = ~lane.done & ~self._can_expand(cur)
         if config.singular:
             # a node whose value is exact, with enough plies left, whose best move beats
             # every other by `margin`, searches that move again one ply deeper
@@ -266,6 +269,59 @@ class Search:
                 & (cur.best - cur.second >= margin)
             )
             finish = finish & ~singular
+            cur = jax.tree.map(
+                lambda a, b: jnp.where(singular, a, b), _singular_again(config, cur), cur
+            )
+        value = cur.best
+        up_value = jnp.where(par.mover == cur.mover, value, -value)
+        lane, reported = self.give(
+            lane, par, up, up_value, par.last_move, cur.pv, par.remaining, finish & (sp > 0)
+        )
+        rows = frames.write(lane.stack.rows, up, frames.pack(reported), finish & (sp > 0))
+        if config.singular:
+            rows = frames.write(rows, sp, frames.pack(cur), singular)
+        lane = lane._replace(
+            stack=lane.stack._replace(rows=rows),
+            sp=jnp.where(finish, up, sp),
+            done=lane.done | (finish & (sp == 0)),
+        )
+        store = None
+        if config.tt_bits:  # the finished frame's entry
+            state = jax.tree.map(lambda x: x[sp], lane.stack.state)
+            lower = value >= cur.beta
+            if config.bounds:  # reaching a window narrowed to `high` proves the value is `high`
+                lower = lower & (value < game.value_bounds(state)[1])
+            flag = jnp.where(
+                value <= cur.alpha0, table.UPPER, jnp.where(lower, table.LOWER, table.EXACT)
+            )
+            store = table.store(
+                table_,
+                game.hash(state),
+                config.tt_bits,
+                value,
+                cur.remaining,
+                self._complete(state, cur.remaining),
+                flag,
+                cur.best_move,
+                finish,
+            )
+        current = jax.tree.map(lambda a, b: jnp.where(finish, a, b), reported, cur)
+        return lane, current, store
+
+    def _can_expand(self, fr: Frame) -> jax.Array:
+        more = fr.cursor < fr.count
+        if self.config.null_move:
+            more = more | fr.null_pending
+        return more & (fr.best < fr.beta)
+
+    # ------------------------------------------------------------ second half: expand
+    def choose(self, lane: Lane, cur: Frame, table_: jax.Array) -> Child:
+        """The current frame's next move, and its child: window, leaf or not, settled by
+        the table or ProbCut or not."""
+        game, config = self.game, self.config
+        sp = lane.sp
+        expand = ~lane.done & self._can_expand(cur)
+        null_now = (cur.null_pending & expand) if config.null_move else jnp.bool_(False)
         # selection on demand: the best remaining move (first among equals); a cutoff
         # usually comes before the rest need ordering, so no full sort is paid for
         slot = jnp.argmax(cur.keys).astype(jnp.int32)
@@ -351,12 +407,8 @@ class Search:
             frontier = (remaining == 1) & ~is_leaf & ~tt_stop
         return Child(
             sp=sp,
-            up=up,
             cur=cur,
-            par=par,
             expand=expand,
-            finish=finish,
-            singular=singular,
             slot=slot,
             move=move,
             null_now=null_now,
@@ -406,10 +458,10 @@ class Search:
             best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
         return best, best_move, jnp.sum(legal, dtype=jnp.int32)
 
-    # ------------------------------------------------------------ second half
-    def conclude(self, lane: Lane, table_: jax.Array, c: Child, fringed) -> tuple[Lane, Any]:
-        game, config = self.game, self.config
-        cur, par = c.cur, c.par
+    def conclude(self, lane: Lane, c: Child, fringed) -> Lane:
+        """Report a settled child to the current frame, or open the child's frame."""
+        config = self.config
+        cur = c.cur
         child_pv = jnp.full((config.frames,), -1, jnp.int32)
         tt_value = c.tt_value
         fringe_leaves = jnp.int32(0)
@@ -425,8 +477,6 @@ class Search:
             c.sign * jnp.where(c.tt_stop | c.frontier, tt_value, c.probcut_value),
         )
         push = c.expand & ~settle
-        value = cur.best  # the finished frame's value, for its parent
-        up_value = jnp.where(par.mover == cur.mover, value, -value)
         moved = c.expand & ~c.null_now  # a null probe takes no move off the list
         here = cur._replace(
             cursor=jnp.where(moved, cur.cursor + 1, cur.cursor),
@@ -438,10 +488,13 @@ class Search:
         )
         if config.null_move:
             here = here._replace(null_pending=here.null_pending & ~c.expand)
-        if config.singular:
-            here = _singular_again(config, cur, here, c)
+        if config.singular:  # the extended search of a singular move has begun
+            here = here._replace(
+                extended=jnp.where(c.expand & (cur.extended == 1), 2, here.extended)
+            )
+        expanded = c.expand.astype(jnp.int32)
         lane = lane._replace(
-            nodes=lane.nodes + c.expand.astype(jnp.int32) + jnp.where(c.expand, fringe_leaves, 0),
+            nodes=lane.nodes + expanded + jnp.where(c.expand, fringe_leaves, 0),
             leaves=lane.leaves
             + (c.expand & c.is_leaf).astype(jnp.int32)
             + jnp.where(c.expand, fringe_leaves, 0),
@@ -451,17 +504,8 @@ class Search:
                 c.expand & ((c.is_leaf & ~c.terminal) | c.tt_stop | c.probcut_stop | c.frontier)
             ).astype(jnp.int32),
         )
-        # one report: a settled child to this frame, or this frame to its parent
-        target = jnp.where(c.finish, c.up, c.sp)
-        lane, report = self.give(
-            lane,
-            jax.tree.map(lambda p, h: jnp.where(c.finish, p, h), par, here),
-            target,
-            jnp.where(c.expand, settled, up_value),
-            jnp.where(c.expand, c.move, par.last_move),
-            jnp.where(c.expand, child_pv, cur.pv),
-            jnp.where(c.expand, cur.remaining, par.remaining),
-            (c.expand & settle) | (c.finish & (c.sp > 0)),
+        lane, here = self.give(
+            lane, here, c.sp, settled, c.move, child_pv, cur.remaining, c.expand & settle
         )
         opened = self.open(
             lane,
@@ -475,34 +519,12 @@ class Search:
             c.null_now,
             cur.ext + c.extend,
         )
-        rows = frames.write(lane.stack.rows, target, frames.pack(report))
+        rows = frames.write(lane.stack.rows, c.sp, frames.pack(here), c.expand)
         rows = frames.write(rows, c.sp + 1, frames.pack(opened), push)
         state = frames.write(lane.stack.state, c.sp + 1, c.child, push)
-        lane = lane._replace(
-            stack=Stack(state=state, rows=rows),
-            sp=jnp.where(push, c.sp + 1, jnp.where(c.finish, c.up, c.sp)),
-            done=lane.done | (c.finish & (c.sp == 0)),
+        return lane._replace(
+            stack=Stack(state=state, rows=rows), sp=jnp.where(push, c.sp + 1, c.sp)
         )
-        store = None
-        if config.tt_bits:  # the finished frame's entry
-            lower = value >= cur.beta
-            if config.bounds:  # reaching a window narrowed to `high` proves the value is `high`
-                lower = lower & (value < game.value_bounds(c.parent)[1])
-            flag = jnp.where(
-                value <= cur.alpha0, table.UPPER, jnp.where(lower, table.LOWER, table.EXACT)
-            )
-            store = table.store(
-                table_,
-                game.hash(c.parent),
-                config.tt_bits,
-                value,
-                cur.remaining,
-                self._complete(c.parent, cur.remaining),
-                flag,
-                cur.best_move,
-                c.finish,
-            )
-        return lane, store
 
     # ------------------------------------------------------------ a lane's search
     def start(self, root, job, iteration, plan, helper, old: Lane | None, same, table_):
@@ -572,7 +594,8 @@ class Search:
         table_, pending = shared
         if pending is not None:
             table_ = flush(table_, pending)
-        c = jax.vmap(self.choose, in_axes=(0, None))(lanes, table_)
+        lanes, current, store = jax.vmap(self.pop, in_axes=(0, None))(lanes, table_)
+        c = jax.vmap(self.choose, in_axes=(0, 0, None))(lanes, current, table_)
         fringed = None
         if self.config.last_ply:
             need = c.expand & c.frontier
@@ -587,7 +610,7 @@ class Search:
                 ),
                 c.child,
             )
-        lanes, store = jax.vmap(self.conclude, in_axes=(0, None, 0, 0))(lanes, table_, c, fringed)
+        lanes = jax.vmap(self.conclude)(lanes, c, fringed)
         if store is not None:
             slot, row, writes = store
             pending = (jnp.where(writes, slot, table_.shape[0]), row)  # out of range: none
@@ -616,22 +639,19 @@ def _rotate(keys: jax.Array, helper) -> jax.Array:
     return jnp.where(jnp.arange(keys.shape[0]) == first, jnp.maximum(keys.max(), 0.0) + 1e7, keys)
 
 
-def _singular_again(config: Config, cur: Frame, here: Frame, c: Child) -> Frame:
+def _singular_again(config: Config, cur: Frame) -> Frame:
     """A singular node searches its best move again: only that move left, the runner-up
-    as its value so far, and the next child one ply deeper."""
+    as its value so far, and the next child one ply deeper (``extended`` 1)."""
     again = jnp.where(frames.slots_of(cur, config) == cur.best_move, 0.0, NEG_INF)
     line = jnp.full((config.frames,), -1, jnp.int32).at[0].set(cur.second_move)
-    extend_now = c.extend > 0
-    return here._replace(
-        keys=jnp.where(c.singular, again, here.keys),
-        count=jnp.where(c.singular, cur.cursor + 1, here.count),
-        best=jnp.where(c.singular, cur.second, here.best),
-        best_move=jnp.where(c.singular, cur.second_move, here.best_move),
-        pv=jnp.where(c.singular, line, here.pv),
-        alpha=jnp.where(c.singular, jnp.maximum(cur.alpha0, cur.second), here.alpha),
-        extended=jnp.where(
-            c.singular | (extend_now & c.expand), jnp.where(c.singular, 1, 2), here.extended
-        ),
+    return cur._replace(
+        keys=again,
+        count=cur.cursor + 1,
+        best=cur.second,
+        best_move=cur.second_move,
+        pv=line,
+        alpha=jnp.maximum(cur.alpha0, cur.second),
+        extended=jnp.int32(1),
     )
 
 
