@@ -25,9 +25,13 @@ def evaluate(
     """Search every position; one row (a dict) per position, in input order.
 
     See :func:`jaxgames.bulk.evaluate` (imported on first use, so ``import jaxgames`` stays
-    cheap).
+    cheap). Compiled searches are kept in JAX's persistent compilation cache
+    (:func:`jaxgames.compilation.use_persistent_cache`), so the next process skips compiling.
     """
     from jaxgames import bulk
+    from jaxgames.compilation import use_persistent_cache
+
+    use_persistent_cache()
 
     return bulk.evaluate(game, positions, algorithm, depth, chunk_size, **options)
 
@@ -41,8 +45,11 @@ def iter_evaluate(
     **options: Any,
 ) -> Iterator[dict[str, Any]]:
     """Like :func:`evaluate`, yielding the rows as each chunk is done
-    (:func:`jaxgames.bulk.iter_evaluate`)."""
+    (:func:`jaxgames.bulk.iter_evaluate`), with the same compilation cache."""
     from jaxgames import bulk
+    from jaxgames.compilation import use_persistent_cache
+
+    use_persistent_cache()
 
     return bulk.iter_evaluate(game, positions, algorithm, depth, chunk_size, **options)
 

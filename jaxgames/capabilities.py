@@ -163,6 +163,15 @@ class SolutionSummary(Protocol):
     def solution_summary(self, result: Any) -> list[str]: ...
 
 
+@runtime_checkable
+class FixedMoveNames(Protocol):
+    """Move names that do not depend on the position: bulk evaluation names best moves and
+    principal variations by indexing this table, with no state per root and no replay."""
+
+    move_names: tuple[str, ...]  # the name of each action, ``num_actions`` of them, as
+    # ``action_to_string`` writes it in every position
+
+
 ALL: tuple[type, ...] = (
     Hashing,
     MoveOrdering,
@@ -177,6 +186,7 @@ ALL: tuple[type, ...] = (
     Sampling,
     Scoring,
     SolutionSummary,
+    FixedMoveNames,
 )
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from jaxgames import progress
 from jaxgames.capabilities import Enumeration, Hashing, Scoring, SolutionSummary
+from jaxgames.compilation import use_persistent_cache
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels.cpu import wide_vectors
 from jaxgames.kernels.sharding import split_cpu
@@ -79,6 +80,20 @@ def _state(game: Game, position: str | None) -> Any:
     return game.parse(position)
 
 
+def _is_start(position: str | None) -> bool:
+    return position is None or position in ("-", "start")
+
+
+def _position(game: Game, position: str | None) -> Any:
+    """:func:`_state` for ``perft``: the start as one jitted ``init`` (one program, kept by
+    the compilation cache) instead of its operations compiled one by one."""
+    if _is_start(position):
+        import jax
+
+        return jax.jit(game.init)()
+    return game.parse(position)
+
+
 def _mover(game: Game, state: Any) -> int:
     player = int(game.player(state))
     return player if 0 <= player < game.num_players and not bool(game.terminal(state)) else 0
@@ -112,29 +127,61 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_values(game: Game) -> Any:
+    """One jitted function computing everything ``show`` prints of a state (``None``: the
+    start, built inside): the state, then the player, the terminal test, the legal mask,
+    the chance probabilities (games with chance), the utility, EVAL and the hash (games
+    with :class:`~jaxgames.capabilities.Hashing`). One program to compile, kept by the
+    persistent compilation cache, instead of a small compilation for every operation of
+    every function run eagerly."""
+    import jax
+
+    def values(state: Any) -> tuple[Any, dict[str, Any]]:
+        if state is None:
+            state = game.init()
+        out = {
+            "player": game.player(state),
+            "terminal": game.terminal(state),
+            "legal": game.legal_mask(state),
+            "utility": game.utility(state),
+            "eval": game.evaluate(state),
+        }
+        if game.num_chance_outcomes:
+            out["chance"] = game.chance_probs(state)
+        if isinstance(game, Hashing):
+            out["hash"] = game.hash(state)
+        return state, out
+
+    return jax.jit(values)
+
+
 def cmd_show(args: argparse.Namespace) -> int:
+    import jax
+
     game = make(args.game)
-    state = _state(game, args.position)
+    parsed = None if _is_start(args.position) else game.parse(args.position)
+    state, values = _show_values(game)(parsed)  # parsed None: the start, built inside
+    values = jax.device_get(values)  # one transfer
     print(game.format(state))
-    terminal = bool(game.terminal(state))
-    player = int(game.player(state))
+    terminal = bool(values["terminal"])
+    player = int(values["player"])
     print(f"to move:  {'nobody (game over)' if terminal else _player_name(game, player)}")
     if player == CHANCE and not terminal:  # the outcomes and their probabilities
-        probs = np.asarray(game.chance_probs(state))
+        probs = np.asarray(values["chance"])
         moves = " ".join(
             f"{game.action_to_string(state, int(r))}:{probs[r]:.4g}" for r in np.flatnonzero(probs)
         )
         print(f"outcomes: {moves}")
     else:
-        legal = np.flatnonzero(np.asarray(game.legal_mask(state)))
+        legal = np.flatnonzero(np.asarray(values["legal"]))
         names = [game.action_to_string(state, int(a)) for a in legal]
         moves = (", " if any(" " in n for n in names) else " ").join(names)  # "8/5 6/5"
         print(f"moves:    {moves if moves else '(none)'}")
     if terminal:
-        print(f"utility:  {_fmt_vector(np.asarray(game.utility(state)))}")
-    print(f"eval:     {_fmt_vector(np.asarray(game.evaluate(state)))}")
-    if isinstance(game, Hashing):
-        key = np.asarray(game.hash(state)).astype(np.uint64)
+        print(f"utility:  {_fmt_vector(np.asarray(values['utility']))}")
+    print(f"eval:     {_fmt_vector(np.asarray(values['eval']))}")
+    if "hash" in values:
+        key = np.asarray(values["hash"]).astype(np.uint64)
         print(f"hash:     {int(key[0]) << 32 | int(key[1]):016x}")
     if args.position is None:  # what else `show` reads
         print("formats:")
@@ -156,7 +203,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     except (TypeError, ValueError):
         raise UsageError(f"perft: depth must be a whole number, got {depth_text!r}") from None
     _positive(depth, "depth", "perft")
-    state = _state(game, position)
+    state = _position(game, position)
     with progress.status_line(_shown(args)):
         result = perft(game, state, depth)
     plies = len(result.counts)
@@ -657,6 +704,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         args.argv = argv
+        if args.command != "bench":  # bench times compilation itself, not loads from a cache
+            use_persistent_cache()  # before the first compilation: programs compiled once
         return int(args.run(args))
     except (UsageError, GameError, TooLarge, ValueError, OverflowError) as err:
         if os.environ.get("JAXGAMES_DEBUG"):

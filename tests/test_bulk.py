@@ -1,5 +1,6 @@
 """Bulk evaluation: rows per position in input order, chunking, inputs of every kind."""
 
+import importlib
 import json
 
 import numpy as np
@@ -155,3 +156,30 @@ def test_process_slices_cover_the_input_in_order():
 def test_values_are_short_float32_decimals(rows):
     for r in rows:
         assert repr(r["value"]) == str(np.float32(r["value"]))  # not -0.012836587615311146
+
+
+def test_rows_named_from_the_move_table_equal_the_rows_named_move_by_move(game):
+    from jaxgames.capabilities import FixedMoveNames
+    from jaxgames.games.connect4 import ConnectFour
+
+    generic = ConnectFour()  # the same game, named through action_to_string and replays
+    del generic.move_names
+    assert isinstance(game, FixedMoveNames) and not isinstance(generic, FixedMoveNames)
+    texts = [*POSITIONS, "445566", "4455667"]  # a PV cut short by a win, a finished game
+    for algorithm in ("minimax", "alphabeta"):
+        fast = jaxgames.evaluate(game, texts, algorithm, depth=DEPTH, chunk_size=CHUNK)
+        slow = jaxgames.evaluate(generic, texts, algorithm, depth=DEPTH, chunk_size=CHUNK)
+        assert json.dumps(fast) == json.dumps(slow)
+    assert fast[-2]["pv"] in ("3", "7")  # x connects: the line ends there
+    assert fast[-1]["best_move"] == fast[-1]["pv"] == ""
+
+
+def test_chunks_are_padded_to_a_few_bucket_sizes():
+    padded_size = importlib.import_module("jaxgames.bulk.evaluate").padded_size
+    sizes = {n: padded_size(n, 1024) for n in range(1, 1025)}
+    assert set(sizes.values()) == {64, 256, 1024}
+    assert [sizes[n] for n in (1, 64, 65, 256, 257, 1000)] == [64, 64, 256, 256, 1024, 1024]
+    assert padded_size(300, 4096) == 1024
+    assert padded_size(1025, 4096) == 4096
+    assert padded_size(70, 100) == 100
+    assert padded_size(2, 2) == padded_size(1, 2) == 2

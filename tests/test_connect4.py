@@ -653,3 +653,30 @@ def test_move_order_scores_follow_the_documented_ranking(w, h, k):
         if len(rest) > 1:
             seen.add("rest")
     assert seen == {"wins", "blocks", "under", "rest"}
+
+
+# ---------------------------------------------------------------- host states, move names
+def test_parsed_states_are_numpy_and_every_function_takes_them():
+    init = GAME.init()
+    for text in ("", "4453", "4455667", "......./......./......./......./...o.../..oxx.."):
+        state = GAME.parse(text)
+        for name, x, y in zip(state._fields, state, init, strict=True):
+            assert isinstance(x, np.ndarray), name  # host memory: no transfer per field
+            assert x.dtype == y.dtype and x.shape == np.shape(y), name
+    state = GAME.parse("445")
+    assert_same_state(GAME.step(state, 2), GAME.parse("4453"))  # eagerly, numpy leaves
+    assert_same_state(GAME.step(state, jnp.int32(2)), GAME.parse("4453"))
+    np.testing.assert_array_equal(GAME.legal_mask(state), np.ones(7, bool))
+    batch = jax.tree.map(lambda *xs: np.stack(xs), state, GAME.parse("4453"))
+    out = jax.jit(jax.vmap(GAME.step))(batch, jnp.array([2, 0], jnp.int32))
+    assert_same_state(jax.tree.map(lambda x: x[0], out), GAME.parse("4453"))
+
+
+@pytest.mark.parametrize("spec", ["connect4", "connect4:width=5,height=4", "connect4:width=9"])
+def test_move_names_are_the_column_digits(spec):
+    from jaxgames.capabilities import FixedMoveNames
+
+    game = jaxgames.make(spec)
+    assert isinstance(game, FixedMoveNames)
+    state = game.parse("")
+    assert game.move_names == tuple(game.action_to_string(state, a) for a in range(game.width))

@@ -572,3 +572,25 @@ def test_probcut_parameters_load():
     cut = ProbCut(**params)
     assert cut.depth >= 2 and cut.sigma > 0 and cut.shallow == 1
     assert jnp.isfinite(jnp.float32(cut.a)) and jnp.isfinite(jnp.float32(cut.b))
+
+
+# ---------------------------------------------------------------- host states, move names
+def test_parsed_states_are_numpy_and_every_function_takes_them():
+    init = GAME.init()
+    for text in ("", "f5d6c3", GAME.sample_positions()[-1]):
+        state = GAME.parse(text)
+        for x, y in zip(jax.tree.leaves(state), jax.tree.leaves(init), strict=True):
+            assert isinstance(x, np.ndarray)  # host memory: no transfer per field
+            assert x.dtype == y.dtype and x.shape == np.shape(y)
+    stepped = GAME.step(GAME.parse("f5d6"), GAME.string_to_action(GAME.parse("f5d6"), "c3"))
+    for x, y in zip(jax.tree.leaves(stepped), jax.tree.leaves(GAME.parse("f5d6c3")), strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_move_names_are_the_square_names_and_ps():
+    from jaxgames.capabilities import FixedMoveNames
+
+    assert isinstance(GAME, FixedMoveNames)
+    state = GAME.init()
+    names = tuple(GAME.action_to_string(state, a) for a in range(GAME.num_actions))
+    assert GAME.move_names == names and names[-1] == "ps"

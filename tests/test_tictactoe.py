@@ -312,3 +312,22 @@ def test_step_traces_safely_on_any_input():
     out = batch_step(states, jnp.array([4, 4, 8, 100], jnp.int32))  # taken, over, garbage
     for x, y in zip(out, states, strict=True):
         assert x.shape == y.shape and x.dtype == y.dtype
+
+
+# ---------------------------------------------------------------- host states, move names
+def test_parsed_states_are_numpy_and_every_function_takes_them():
+    init = GAME.init()
+    for text in ("", "408", "x.o/.x./..o", "xxx/oo./..."):
+        state = GAME.parse(text)
+        for name, x, y in zip(state._fields, state, init, strict=True):
+            assert isinstance(x, np.ndarray), name  # host memory: no transfer per field
+            assert x.dtype == y.dtype and x.shape == np.shape(y), name
+    assert_same_state(GAME.step(GAME.parse("40"), 8), GAME.parse("408"))  # eagerly
+
+
+def test_move_names_are_the_square_digits():
+    from jaxgames.capabilities import FixedMoveNames
+
+    assert isinstance(GAME, FixedMoveNames)
+    state = GAME.init()
+    assert GAME.move_names == tuple(GAME.action_to_string(state, a) for a in range(9))

@@ -4,11 +4,24 @@
 
 Positions stream through in chunks of ``chunk_size`` (default :data:`DEFAULT_CHUNK_SIZE`,
 1024: the memory of a chunk's search, not of the whole input, bounds what is held). Each
-chunk is stacked into one batch, padded to a fixed size (so the search's kernels compile once
-for all chunks), spread over the local devices (:func:`jaxgames.kernels.shard_batch`) when
-there is more than one, and handed to ``jaxgames.search.<algorithm>_batch(game, states,
-depth, **options)``; the padding rows are dropped. A first chunk that is also the last (the
-whole input is smaller than a chunk) is padded only to the next power of two.
+chunk is stacked into one batch, padded to a bucket size (:func:`padded_size`), spread over
+the local devices (:func:`jaxgames.kernels.shard_batch`) when there is more than one, and
+handed to ``jaxgames.search.<algorithm>_batch(game, states, depth, **options)``; the padding
+rows are dropped.
+
+The buckets are 64, 256, 1024, ... (powers of 4) below the chunk size, and the chunk size
+itself, each rounded up to a multiple of the device count when sharded; a chunk is padded to
+the smallest that holds it. Why: a search is compiled once per batch shape, and padding rows
+(copies of the chunk's first position) are searched like the others. With one size for all
+chunks, a short input or a short last chunk is searched at the full size (a dozen positions
+as 1024 roots); with a size per chunk length, nearly every input compiles anew. Powers of 4
+bound the padding (beyond 64 positions, under 3 padding rows per position) and keep the
+compiled shapes, and the persistent compilation cache's entries, to a handful per chunk size.
+
+Best moves and principal variations are named from the game's table of move names where it
+has one (:class:`jaxgames.capabilities.FixedMoveNames`), by indexing it with the searches'
+actions; other games name each move in its position (the root's, then each PV ply's, the
+PVs replayed with the batched step).
 
 Positions may be given as
 
@@ -217,8 +230,6 @@ def _chunks(
     mesh = local_mesh()
     if shard is None:
         shard = mesh.size > 1
-    full = shard_multiple(size, mesh) if shard else size
-    first = True
     while True:
         start = time.perf_counter()
         batch = list(itertools.islice(positions, size))  # reading and parsing count too
@@ -226,16 +237,25 @@ def _chunks(
             return
         texts, labels, states = zip(*(_position(game, p) for p in batch), strict=True)
         n = len(states)
-        padded = full
-        if first and n < size:  # the only chunk: no need for the full size
-            padded = min(full, 1 << (n - 1).bit_length())
-            padded = shard_multiple(padded, mesh) if shard else padded
-        first = False
+        padded = padded_size(n, size)
+        padded = shard_multiple(padded, mesh) if shard else padded
         roots = pad_to(stack(list(states)), padded)
         result = search(game, shard_batch(roots, mesh) if shard else roots, depth, **options)
         rows = _rows(game, list(texts), list(labels), roots, n, result, depth, algorithm)
         nodes = int(np.asarray(result.nodes)[:n].sum())
         yield Chunk(rows, time.perf_counter() - start, nodes)
+
+
+def padded_size(n: int, chunk_size: int) -> int:
+    """The batch size a chunk of ``n <= chunk_size`` positions is padded to: the smallest of
+    64, 256, 1024, ... (below ``chunk_size``) and ``chunk_size`` that holds it (before
+    rounding up to the device count; see the module docstring)."""
+    bucket = 64
+    while bucket < chunk_size:
+        if n <= bucket:
+            return bucket
+        bucket *= 4
+    return chunk_size
 
 
 def _position(game: Game, item: Any) -> tuple[str, str, Any]:
@@ -252,6 +272,14 @@ def _number(x: Any) -> float:
     return float(str(np.float32(x))) + 0.0
 
 
+def _numbers(values: np.ndarray) -> list[float]:
+    """:func:`_number` of each float32, worked out once per distinct value (a search's
+    values repeat: proven scores, draws)."""
+    distinct, index = np.unique(values, return_inverse=True)
+    numbers = [_number(x) for x in distinct]
+    return [numbers[i] for i in index.reshape(-1).tolist()]
+
+
 def _rows(
     game: Game,
     texts: list[str],
@@ -262,7 +290,8 @@ def _rows(
     depth: int,
     algorithm: str,
 ) -> list[dict[str, Any]]:
-    from jaxgames.kernels import batched, to_numpy
+    from jaxgames.capabilities import FixedMoveNames
+    from jaxgames.kernels import batched
 
     kernels = batched(game)
     player = np.asarray(kernels.player(roots))[:n]
@@ -271,28 +300,59 @@ def _rows(
     value = np.asarray(result.value)[:n]
     best = np.asarray(result.best_action)[:n]
     pv = np.asarray(result.pv)[:n]
-    nodes = np.asarray(result.nodes)[:n]
-    moves = _pv_names(game, roots, pv)
+    nodes = np.asarray(result.nodes)[:n].tolist()
+    named = (best >= 0) & (player != CHANCE)  # roots that get a best move
+    if isinstance(game, FixedMoveNames):
+        best_moves, pvs = _names_from_table(game.move_names, best, named, pv)
+    else:
+        best_moves, pvs = _names_by_replay(game, roots, best, named, pv)
+    values = _numbers(value[np.arange(n), mover])
     has_score = isinstance(game, Scoring)
-    host_roots = to_numpy(roots)
+    score_of: dict[float, int] = {}
+    if has_score:
+        score_of = {v: int(game.score_from_value(v)) for v in set(values)}
     rows = []
-    for i in range(n):
-        v = _number(value[i, mover[i]])
+    for i, (v, to_move) in enumerate(zip(values, mover.tolist(), strict=True)):
         row: dict[str, Any] = {"position": texts[i], "label": labels[i]}
-        row.update({"to_move": int(mover[i]), "value": v})
+        row.update({"to_move": to_move, "value": v})
         if has_score:
-            row["score"] = int(game.score_from_value(v))
-        if best[i] >= 0 and player[i] != CHANCE:
-            root = jax.tree.map(lambda x, i=i: x[i], host_roots)
-            row["best_move"] = game.action_to_string(root, int(best[i]))
-        else:
-            row["best_move"] = ""
-        row["pv"] = " ".join(moves[i])
-        row["nodes"] = int(nodes[i])
+            row["score"] = score_of[v]
+        row["best_move"] = best_moves[i]
+        row["pv"] = pvs[i]
+        row["nodes"] = nodes[i]
         row["depth"] = depth
         row["algorithm"] = algorithm
         rows.append(row)
     return rows
+
+
+def _names_from_table(
+    names: tuple[str, ...], best: np.ndarray, named: np.ndarray, pv: np.ndarray
+) -> tuple[list[str], list[str]]:
+    """(best move, PV) of each root, named by indexing a game's fixed move names."""
+    table = np.asarray([*names, ""], dtype=object)  # index -1: no move
+    best_moves = table[np.where(named, best, -1)].tolist()
+    alive = np.logical_and.accumulate(pv >= 0, axis=1)  # a PV ends at its first -1
+    words = table[np.where(alive, pv, -1)].tolist()
+    lengths = alive.sum(axis=1).tolist()
+    return best_moves, [" ".join(w[:k]) for w, k in zip(words, lengths, strict=True)]
+
+
+def _names_by_replay(
+    game: Game, roots: Any, best: np.ndarray, named: np.ndarray, pv: np.ndarray
+) -> tuple[list[str], list[str]]:
+    """(best move, PV) of each root, each move named in its position by the game."""
+    from jaxgames.kernels import to_numpy
+
+    host_roots = to_numpy(roots)
+    best_moves = []
+    for i in range(len(best)):
+        if named[i]:
+            root = jax.tree.map(lambda x, i=i: x[i], host_roots)
+            best_moves.append(game.action_to_string(root, int(best[i])))
+        else:
+            best_moves.append("")
+    return best_moves, [" ".join(moves) for moves in _pv_names(game, host_roots, pv)]
 
 
 def _pv_names(game: Game, roots: Any, pv: np.ndarray) -> list[list[str]]:

@@ -167,6 +167,12 @@ class ConnectFour(Game):
             centre_cells = np.flatnonzero(self._centre_bonus.reshape(-1))
             self._centre_bits = sum(1 << int(self._cell_bits[c]) for c in centre_cells)
         self._centre_order = -np.abs(np.arange(width) - (width - 1) / 2).astype(np.float32)
+        # host side (parse): stones as Python ints in Pons's layout whatever the board's
+        # size (a spare bit atop each column, so no line wraps), Zobrist keys as 64-bit ints
+        self._column_of = {str(c + 1): c for c in range(width)}
+        self._host_zobrist = [int(z[0]) | int(z[1]) << 32 for z in self._zobrist.reshape(-1, 2)]
+        self._host_side = int(self._zobrist_side[0]) | int(self._zobrist_side[1]) << 32
+        self.move_names = tuple(str(c + 1) for c in range(width))  # FixedMoveNames
 
     # ------------------------------------------------------------------ protocol (traced)
     def init(self) -> ConnectFourState:
@@ -198,7 +204,8 @@ class ConnectFour(Game):
         piece = (p + 1).astype(jnp.int8)
         col = jnp.asarray(action, jnp.int32)
         cell = state.heights[col].astype(jnp.int32) * self.width + col  # int32[]
-        board = state.board.at[cell].set(piece, mode="drop")  # [cells]
+        # jnp.asarray: a parsed state has numpy leaves, which have no .at (a no-op when traced)
+        board = jnp.asarray(state.board).at[cell].set(piece, mode="drop")  # [cells]
         key = jnp.asarray(self._zobrist)[cell, p] ^ jnp.asarray(self._zobrist_side)  # [2]
         words = state.words ^ jnp.concatenate([key, jnp.zeros((4,), jnp.uint32)])
         if self._cell_bits is not None:  # the mover's bitboard gains the stone; a line of
@@ -218,7 +225,7 @@ class ConnectFour(Game):
             win = jnp.any(jnp.all(stones == piece, axis=1))
         return ConnectFourState(
             board=board,
-            heights=state.heights.at[col].add(jnp.int8(1), mode="drop"),
+            heights=jnp.asarray(state.heights).at[col].add(jnp.int8(1), mode="drop"),
             num_moves=state.num_moves + 1,
             winner=jnp.where(win, p.astype(jnp.int8), state.winner),
             words=words,
@@ -547,14 +554,18 @@ class ConnectFour(Game):
         ``o`` or one more), for at most one player with a line and for that player having
         moved last; it is not searched for a full move order that reaches it.
 
+        The state's leaves are numpy arrays (host memory: positions are parsed by the
+        thousand and stacked into batches, and one device transfer per field each would
+        cost more than the parsing); every function of the game takes them as they are.
+
         Raises:
             GameError: one line naming what is wrong and where.
         """
         stripped = text.strip()
         if stripped == "" or stripped.lower() == "start":
-            return self.init()
-        if not any(c.lower() in _GRID_CHARS for c in stripped):
-            return self._state_from_board(self._replay(stripped)[1])
+            return self._host_state(np.zeros((self.cells,), np.int8), 0, -1, 0, 0, 0)
+        if stripped.isdigit() or not any(c.lower() in _GRID_CHARS for c in stripped):
+            return self._replay(stripped)[1]
         if any(c in _DIGITS for c in stripped):
             raise GameError(
                 f"{self.name}: {stripped!r} mixes column digits and grid marks: a move string "
@@ -577,10 +588,66 @@ class ConnectFour(Game):
         """Actions ``[3, 3, 4, 2]`` -> the move sequence ``"4453"``."""
         return "".join(str(int(a) + 1) for a in actions)
 
-    def _replay(self, text: str) -> tuple[list[int], np.ndarray]:
-        """Play a move sequence on a host board: (actions, board int8[cells])."""
+    def _has_line(self, stones: int) -> bool:
+        """Whether ``stones`` (a Python int in Pons's layout, any board size) hold a line of
+        ``connect``: one AND of shifted copies per direction. The spare bit atop each
+        column is never set, so a vertical or diagonal run stops there instead of wrapping."""
+        stride = self.height + 1
+        for step in (1, stride, stride - 1, stride + 1):  # |, -, \, /
+            line = stones
+            for j in range(1, self.connect):
+                line &= stones >> (j * step)
+                if not line:
+                    break
+            if line:
+                return True
+        return False
+
+    def _replay(self, text: str) -> tuple[list[int], ConnectFourState]:
+        """Play a move sequence from the empty board on the host: (actions, state).
+
+        A first pass plays the moves with no win test; when every move was a legal drop and
+        neither player has a line at the end, no game ended early (lines never go away)
+        and that is the state. Anything else (a bad character, a full column, a line) is
+        played again move by move by :meth:`_replay_checked`, which tells which move ended
+        the game and names the first fault."""
+        column_of, height, width = self._column_of, self.height, self.width
+        stride, zobrist = height + 1, self._host_zobrist
+        heights = [0] * width
+        board = bytearray(self.cells)
+        stones = [0, 0]
+        key = p = 0
+        actions: list[int] = []
+        for c in text:
+            a = column_of.get(c)
+            if a is None:
+                break
+            h = heights[a]
+            if h >= height:
+                break
+            heights[a] = h + 1
+            cell = h * width + a
+            board[cell] = p + 1
+            stones[p] |= 1 << (a * stride + h)
+            key ^= zobrist[2 * cell + p]
+            actions.append(a)
+            p ^= 1
+        else:
+            x, o = stones
+            if not (self._has_line(x) or self._has_line(o)):
+                n = len(actions)
+                host = np.frombuffer(board, np.int8).copy()
+                return actions, self._host_state(host, n, -1, key, x, o, heights)
+        return self._replay_checked(text)
+
+    def _replay_checked(self, text: str) -> tuple[list[int], ConnectFourState]:
+        """:meth:`_replay` with every move checked in order (errors, end of the game)."""
+        stride, zobrist = self.height + 1, self._host_zobrist
         board = np.zeros((self.cells,), np.int8)
         heights = [0] * self.width
+        stones = [0, 0]
+        key = 0
+        winner = -1
         actions: list[int] = []
         over = False
         for pos, c in enumerate(text, start=1):
@@ -601,13 +668,16 @@ class ConnectFour(Game):
             if heights[a] >= self.height:
                 raise GameError(f"{where}: column {column} is full")
             cell = heights[a] * self.width + a
-            piece = 1 + len(actions) % 2
-            board[cell] = piece
+            p = len(actions) % 2
+            board[cell] = p + 1
+            stones[p] |= 1 << (a * stride + heights[a])
+            key ^= zobrist[2 * cell + p]
             heights[a] += 1
             actions.append(a)
-            won = np.any(np.all(board[self.lines] == piece, axis=1))
-            over = bool(won) or len(actions) == self.cells
-        return actions, board
+            if self._has_line(stones[p]):
+                winner = p
+            over = winner >= 0 or len(actions) == self.cells
+        return actions, self._host_state(board, len(actions), winner, key, *stones)
 
     def _parse_grid(self, text: str) -> ConnectFourState:
         rows: list[list[int]] = [[]]
@@ -644,8 +714,8 @@ class ConnectFour(Game):
                 f"{self.name}: grid has {nx} x and {no} o; x moves first, so the number of "
                 "x must equal the number of o or exceed it by one"
             )
-        x_line = bool(np.any(np.all(board[self.lines] == 1, axis=1)))
-        o_line = bool(np.any(np.all(board[self.lines] == 2, axis=1)))
+        _, x, o = self._host_stones(board)
+        x_line, o_line = self._has_line(x), self._has_line(o)
         if x_line and o_line:
             raise GameError(f"{self.name}: both x and o have {self.connect} in a row")
         if x_line and nx != no + 1:
@@ -654,32 +724,51 @@ class ConnectFour(Game):
             raise GameError(f"{self.name}: o has {self.connect} in a row but x moved after it")
         return self._state_from_board(board)
 
+    def _host_stones(self, board: np.ndarray) -> tuple[int, int, int]:
+        """(Zobrist key of the stones, x's stones, o's stones) of a host board, as Python
+        ints (stones in Pons's layout, as :meth:`_has_line` reads them)."""
+        stride, zobrist = self.height + 1, self._host_zobrist
+        key, stones = 0, [0, 0]
+        for cell in np.flatnonzero(board).tolist():
+            p = int(board[cell]) - 1
+            key ^= zobrist[2 * cell + p]
+            stones[p] |= 1 << ((cell % self.width) * stride + cell // self.width)
+        return key, stones[0], stones[1]
+
     def _state_from_board(self, board: np.ndarray) -> ConnectFourState:
         """A consistent state (heights, winner, move count, Zobrist key) from a host board
         that obeys gravity and has at most one player with a line."""
         board = np.asarray(board, np.int8)
-        heights = np.count_nonzero(board.reshape(self.height, self.width), axis=0)
-        n = int(np.count_nonzero(board))
-        key = np.zeros((2,), np.uint32)
-        for cell in np.flatnonzero(board):
-            key ^= self._zobrist[cell, board[cell] - 1]
+        key, x, o = self._host_stones(board)
+        winner = 1 if self._has_line(o) else 0 if self._has_line(x) else -1
+        return self._host_state(board, int(np.count_nonzero(board)), winner, key, x, o)
+
+    def _host_state(
+        self,
+        board: np.ndarray,
+        n: int,
+        winner: int,
+        key: int,
+        x: int,
+        o: int,
+        heights: list[int] | None = None,
+    ) -> ConnectFourState:
+        """The state, numpy leaves, of a host board (int8[cells], obeying gravity) with
+        ``n`` stones, its winner, the Zobrist key of its stones, the stones as ints and
+        the stones per column (counted from the board when not given)."""
         if n % 2:
-            key ^= self._zobrist_side
-        winner = -1
-        for piece in (1, 2):
-            if np.any(np.all(board[self.lines] == piece, axis=1)):
-                winner = piece - 1
-        bits = np.zeros((2, 2), np.uint32)
-        if self._cell_bits is not None:
-            for cell in np.flatnonzero(board):
-                bit = int(self._cell_bits[cell])
-                bits[board[cell] - 1, bit // 32] |= np.uint32(1 << (bit % 32))
+            key ^= self._host_side
+        words = [key & 0xFFFFFFFF, key >> 32, 0, 0, 0, 0]
+        if self._cell_bits is not None:  # the bitboards, where they fit in 64 bits
+            words[2:] = [x & 0xFFFFFFFF, x >> 32, o & 0xFFFFFFFF, o >> 32]
+        if heights is None:
+            heights = np.count_nonzero(board.reshape(self.height, self.width), axis=0)
         return ConnectFourState(
-            board=jnp.asarray(board),
-            heights=jnp.asarray(heights.astype(np.int8)),
-            num_moves=jnp.int32(n),
-            winner=jnp.int8(winner),
-            words=jnp.asarray(np.concatenate([key, bits.reshape(-1)])),
+            board=board,
+            heights=np.asarray(heights, np.int8),
+            num_moves=np.asarray(n, np.int32),
+            winner=np.asarray(winner, np.int8),
+            words=np.asarray(words, np.uint32),
         )
 
     def sample_positions(self) -> list[str]:

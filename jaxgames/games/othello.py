@@ -370,7 +370,7 @@ def _py_mix(x: int) -> int:
 
 
 def _host_words(x: int) -> Words:
-    return Words(jnp.uint32(x & 0xFFFFFFFF), jnp.uint32(x >> 32))
+    return Words(np.asarray(x & 0xFFFFFFFF, np.uint32), np.asarray(x >> 32, np.uint32))
 
 
 def _int(words: Words) -> int:
@@ -592,26 +592,40 @@ class Othello(Game):
         return max(1, 2 * max(empties, default=0))
 
     # ------------------------------------------------------------------ host side
+    move_names = tuple(square_name(a) for a in range(65))  # FixedMoveNames: a1..h8, ps
+    _host_zobrist: list[list[int]] | None = None  # per colour, per square: 64-bit keys
+
     def _state_from_bits(self, black: int, white: int, player: int) -> OthelloState:
         """A consistent state (moves, passes, Zobrist key from scratch) from host boards."""
+        return jax.tree.map(jnp.asarray, self._host_state(black, white, player))
+
+    def _host_state(self, black: int, white: int, player: int) -> OthelloState:
+        """:meth:`_state_from_bits` with numpy leaves, as :meth:`parse` gives them (host
+        memory: parsed positions are stacked into batches with no device transfer each)."""
         own, opp = (black, white) if player == 0 else (white, black)
         moves, other = _py_moves(own, opp), _py_moves(opp, own)
         passes = 0 if moves else (1 if other else 2)
-        key = np.zeros((2,), np.uint32)
+        if self._host_zobrist is None:
+            self._host_zobrist = [
+                [int(z[0]) | int(z[1]) << 32 for z in self._zobrist[:, colour]] for colour in (0, 1)
+            ]
+        key = 0
         for colour, board in enumerate((black, white)):
-            for square in range(64):
-                if board >> square & 1:
-                    key ^= self._zobrist[square, colour]
+            keys = self._host_zobrist[colour]
+            while board:
+                low = board & -board
+                key ^= keys[low.bit_length() - 1]
+                board ^= low
         if player == 1:
-            key ^= self._zobrist_side
+            key ^= int(self._zobrist_side[0]) | int(self._zobrist_side[1]) << 32
         return OthelloState(
             own=_host_words(own),
             opp=_host_words(opp),
             moves=_host_words(moves),
-            player=jnp.int8(player),
-            passes=jnp.int8(passes),
-            opp_mobility=jnp.int8(bin(other).count("1")),
-            hash=Words(jnp.uint32(key[0]), jnp.uint32(key[1])),
+            player=np.asarray(player, np.int8),
+            passes=np.asarray(passes, np.int8),
+            opp_mobility=np.asarray(bin(other).count("1"), np.int8),
+            hash=_host_words(key),
         )
 
     def _host_boards(self, state: OthelloState) -> tuple[int, int, int]:
@@ -642,17 +656,18 @@ class Othello(Game):
         """A board string with the side to move, a move list, or ``""``/``"start"`` -> state.
 
         Text holding ``x``, ``o``, ``-`` or ``.`` is a board string; other text a move list.
+        The state's leaves are numpy arrays (host memory).
 
         Raises:
             GameError: one line naming what is wrong and where.
         """
         stripped = text.strip()
         if stripped == "" or stripped.lower() == "start":
-            return self.init()
+            return self._host_state(0x0000000810000000, 0x0000001008000000, 0)
         if any(c in "xXoO-." for c in stripped):
             return self._parse_board(stripped)
         black, white, player, _ = self._replay(stripped)
-        return self._state_from_bits(black, white, player)
+        return self._host_state(black, white, player)
 
     def _parse_board(self, text: str) -> OthelloState:
         chars = [c for c in text if not (c.isspace() or c == "/")]
@@ -678,7 +693,7 @@ class Othello(Game):
         side = chars[64].lower()
         if side not in _SIDE_CHARS:
             raise GameError(f"{self.name}: bad side to move {chars[64]!r} (expected X or O)")
-        return self._state_from_bits(black, white, _SIDE_CHARS[side])
+        return self._host_state(black, white, _SIDE_CHARS[side])
 
     def parse_moves(self, text: str) -> list[int]:
         """A move list ``"f5d6c3"`` -> actions ``[37, 43, 18]``, forced passes included.

@@ -58,6 +58,11 @@ _ZOBRIST_SEED = 0x7A7
 ZOBRIST: np.ndarray = zobrist_table(_ZOBRIST_SEED, 9, 2)  # [9, 2, 2]: square, player, word
 ZOBRIST_SIDE: np.ndarray = zobrist_table(_ZOBRIST_SEED + 1, 1)[0]  # [2]: O to move
 
+# Host side (parse): the lines as bit masks of squares, the keys as 64-bit Python ints.
+_LINE_MASKS = tuple(sum(1 << int(i) for i in line) for line in LINES)
+_HOST_ZOBRIST = [[int(z[0]) | int(z[1]) << 32 for z in square] for square in ZOBRIST]
+_HOST_SIDE = int(ZOBRIST_SIDE[0]) | int(ZOBRIST_SIDE[1]) << 32
+
 _CELL_CHARS = {"x": 1, "o": 2, ".": 0, "-": 0}
 _SYMBOLS = ".xo"
 _DIGITS = "0123456789"
@@ -79,6 +84,7 @@ class TicTacToe(Game):
     name = "tictactoe"
     num_players = 2
     num_actions = 9
+    move_names = tuple(str(a) for a in range(9))  # FixedMoveNames: the square digits
     num_chance_outcomes = 0
     utility_min = -1.0
     utility_max = 1.0
@@ -107,7 +113,8 @@ class TicTacToe(Game):
         """Mark square ``action`` for the player to move (any action traces safely)."""
         p = self.player(state)  # int32[]
         piece = (p + 1).astype(jnp.int8)
-        board = state.board.at[action].set(piece)  # [9]
+        # jnp.asarray: a parsed state has numpy leaves, which have no .at (a no-op when traced)
+        board = jnp.asarray(state.board).at[action].set(piece)  # [9]
         win = jnp.any(jnp.all(board[LINES] == piece, axis=1))
         key = jnp.asarray(ZOBRIST)[action, p] ^ jnp.asarray(ZOBRIST_SIDE)  # [2]
         return TicTacToeState(
@@ -157,14 +164,15 @@ class TicTacToe(Game):
         """A board string, a move list of square digits, or ``""``/``"start"`` -> state.
 
         Text holding any of ``x o . - /`` or a line break is read as a board, other text as
-        a move list (square digits, spaces and commas).
+        a move list (square digits, spaces and commas). The state's leaves are numpy arrays
+        (host memory, stacked into batches without a device transfer per field).
 
         Raises:
             GameError: one line naming what is wrong and where.
         """
         stripped = text.strip()
         if stripped == "" or stripped.lower() == "start":
-            return self.init()
+            return self._state_from_board([0] * 9)
         if not any(c.lower() in _BOARD_CHARS for c in stripped):
             return self._parse_moves(stripped)
         if any(c in _DIGITS for c in stripped):
@@ -176,7 +184,9 @@ class TicTacToe(Game):
 
     def _parse_moves(self, text: str) -> TicTacToeState:
         board = [0] * 9
+        stones = [0, 0]  # each player's squares as bits
         move = 0
+        over = False
         for pos, c in enumerate(text, start=1):
             if c.isspace():  # "048 1" is the move list 048 and a label, never 0481
                 raise GameError(
@@ -192,11 +202,14 @@ class TicTacToe(Game):
             square = int(c)
             if square > 8:
                 raise GameError(f"{where}: square {square} does not exist (squares are 0-8)")
-            if _winner(board) >= 0 or all(board):
+            if over:
                 raise GameError(f"{where}: the game is already over")
             if board[square]:
                 raise GameError(f"{where}: square {square} is taken")
-            board[square] = 1 + (move - 1) % 2
+            p = (move - 1) % 2
+            board[square] = 1 + p
+            stones[p] |= 1 << square
+            over = _has_line(stones[p]) or move == 9
         return self._state_from_board(board)
 
     def _parse_board(self, text: str) -> TicTacToeState:
@@ -241,18 +254,18 @@ class TicTacToe(Game):
 
     def _state_from_board(self, cells: list[int]) -> TicTacToeState:
         """A consistent state (winner, move count, Zobrist key) from a host board."""
-        board = np.asarray(cells, np.int8)
-        n = int(np.count_nonzero(board))
-        key = np.zeros((2,), np.uint32)
-        for square in np.flatnonzero(board):
-            key ^= ZOBRIST[square, board[square] - 1]
+        n = key = 0
+        for square, piece in enumerate(cells):
+            if piece:
+                n += 1
+                key ^= _HOST_ZOBRIST[square][piece - 1]
         if n % 2:
-            key ^= ZOBRIST_SIDE
+            key ^= _HOST_SIDE
         return TicTacToeState(
-            board=jnp.asarray(board),
-            num_moves=jnp.int32(n),
-            winner=jnp.int8(_winner(cells)),
-            hash=jnp.asarray(key),
+            board=np.asarray(cells, np.int8),
+            num_moves=np.asarray(n, np.int32),
+            winner=np.asarray(_winner(cells), np.int8),
+            hash=np.asarray([key & 0xFFFFFFFF, key >> 32], np.uint32),
         )
 
     def sample_positions(self) -> list[str]:
@@ -280,9 +293,14 @@ class TicTacToe(Game):
         return action
 
 
+def _has_line(stones: int) -> bool:
+    """Host-side: the squares ``stones`` (bit ``i``: square ``i``) complete a line."""
+    return any(stones & mask == mask for mask in _LINE_MASKS)
+
+
 def _winner(cells: list[int]) -> int:
     """Host-side: -1 no line, 0 X has a line, 1 O has a line (X checked first)."""
     for piece in (1, 2):
-        if any(all(cells[i] == piece for i in line) for line in LINES):
+        if _has_line(sum(1 << i for i, c in enumerate(cells) if c == piece)):
             return piece - 1
     return -1
