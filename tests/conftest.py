@@ -3,6 +3,7 @@
 import os
 import pathlib
 import sys
+import tempfile
 
 import jax
 import pytest
@@ -10,12 +11,20 @@ import pytest
 # Hypothesis examples must stay few: each new array shape is a new XLA compilation.
 from hypothesis import settings
 
+from jaxgames.compilation import use_persistent_cache
+
 sys.path.insert(0, os.path.dirname(__file__))
 
 settings.register_profile("jaxgames", max_examples=10, deadline=None)
 settings.load_profile("jaxgames")
 
 REFERENCE = pathlib.Path(__file__).parent / "reference"
+
+# One persistent compilation cache for the whole run, empty at its start: the same program
+# compiled again after the per-module drop below (or in a subprocess test) is loaded, not
+# recompiled, and nothing of an earlier run or of the user's own cache is read.
+os.environ["JAXGAMES_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxgames-tests-xla-")
+use_persistent_cache()
 
 # JAX's backend starts now, with the devices of the environment: the command line run inside
 # this process (`jaxgames evaluate`) would otherwise split the CPU into one device per core

@@ -405,8 +405,15 @@ class Othello(Game):
     max_game_length = 120
     probcut_params = dict(PROBCUT)
 
-    def __init__(self) -> None:
-        self.params: dict[str, Any] = {}
+    def __new__(cls, score: str = "wdl") -> Othello:
+        # scored by discs, the game has the Scoring capability: another class
+        return super().__new__(OthelloDiscs if score == "discs" and cls is Othello else cls)
+
+    def __init__(self, score: str = "wdl") -> None:
+        if score not in ("wdl", "discs"):
+            raise GameError(f"othello: score must be 'wdl' or 'discs', got {score!r}")
+        self.params: dict[str, Any] = {} if score == "wdl" else {"score": score}
+        self.discs = score == "discs"
         self.eval_weights = np.asarray([w for _, w in EVAL_FEATURES], np.float32)  # [F]
         # Zobrist keys Z[square, colour]: Black's are random, White's are Black's XOR D(square)
         # with D the linear, invertible map _mix. A flip toggles a square's colour, so a move
@@ -497,9 +504,15 @@ class Othello(Game):
         return diff.astype(jnp.int32)
 
     def utility(self, state: OthelloState) -> jax.Array:
-        """float32[2]: ``[u, -u]``, ``u = sign(Black discs - White discs)`` at the end, else 0."""
-        u = jnp.sign(self.disc_difference(state)).astype(jnp.float32)
+        """float32[2]: ``[u, -u]`` at the end (else 0): ``u = sign(Black discs - White
+        discs)``, or with ``score="discs"`` the disc difference with the empty squares given
+        to the winner, over 64 (the exact scores of endgame solvers: ``64 * u``)."""
+        if self.discs:
+            u = self.disc_difference(state, empties_to_winner=True).astype(jnp.float32) / 64.0
+        else:
+            u = jnp.sign(self.disc_difference(state)).astype(jnp.float32)
         return two_player_utility(jnp.where(self.terminal(state), u, 0.0))
+
 
     def eval_features(self, state: OthelloState) -> jax.Array:
         """float32[F]: the features of :data:`EVAL_FEATURES`, side to move minus opponent."""
@@ -797,6 +810,16 @@ class Othello(Game):
             "f5d6c4d3c3f4c5b3c2e3d2c6b4a4",
             "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X",
         ]
+
+
+class OthelloDiscs(Othello):
+    """Othello scored by the final disc difference (``make("othello", score="discs")``)."""
+
+    score_meaning = "the final disc difference for to_move (empty squares to the winner)"
+
+    def score_from_value(self, value: float) -> int:
+        """The disc difference of a value (same player's side)."""
+        return int(round(float(value) * 64))
 
 
 __all__ = ["EVAL_FEATURES", "PASS", "PROBCUT", "Othello", "OthelloState", "Words", "square_name"]

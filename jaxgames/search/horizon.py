@@ -25,5 +25,13 @@ def needed_depth(game: Game, roots: Any, depth: int) -> int:
     """
     if depth <= 0 or game.max_game_length <= 0:
         return depth
+    return int(min(depth, most_plies_left(game, roots)))
+
+
+def most_plies_left(game: Game, roots: Any) -> int:
+    """The most plies any of ``roots`` [N] can still last (a huge number for games that
+    bound no length)."""
+    if game.max_game_length <= 0:
+        return 1 << 30
     left = np.asarray(_plies_left(game)(roots))
-    return int(min(depth, max(int(left.max(initial=0)), 0)))
+    return max(int(left.max(initial=0)), 0)

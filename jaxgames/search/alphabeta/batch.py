@@ -28,7 +28,7 @@ from jaxgames.search.alphabeta import table
 from jaxgames.search.alphabeta.event import NULL_WIDTH, Search, flush, no_writes
 from jaxgames.search.alphabeta.options import AlphaBetaOptions, Config, Resolved, from_keywords
 from jaxgames.search.alphabeta.options import resolve as resolve_options
-from jaxgames.search.horizon import needed_depth
+from jaxgames.search.horizon import most_plies_left, needed_depth
 from jaxgames.search.result import BatchSearchResult
 
 MAX_TESTS = 32  # a solver's null-window tests before one search of what is left of the range
@@ -204,7 +204,7 @@ def alphabeta_batch(
     started = time.perf_counter()
     options = from_keywords(options, keywords)
     depth = needed_depth(game, states, depth)
-    run = resolve_options(game, depth, options)
+    run = resolve_options(game, depth, options, depth >= most_plies_left(game, states))
     if run.solver and window is not None:
         raise GameError("alphabeta: the solver finds exact values; a window asks for a bound")
     n = batch_size(states)

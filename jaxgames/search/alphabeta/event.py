@@ -90,6 +90,14 @@ class Search:
     def _view(self, mover: jax.Array) -> jax.Array:
         return jnp.clip(mover, 0, self.players - 1)
 
+    def _leaf(self, state) -> jax.Array:
+        """A leaf's value vector: UTILITY of a finished game, else EVAL; where every leaf of
+        the search is a finished game (``config.eval_leaves`` off), UTILITY alone, so EVAL
+        is not computed at every node for nothing."""
+        if self.config.eval_leaves:
+            return leaf_values(self.game, state)
+        return self.game.utility(state)
+
     def _complete(self, state, remaining: jax.Array) -> jax.Array:
         """A search of ``remaining`` plies from ``state`` reaches every end."""
         if not self.config.complete:
@@ -370,7 +378,7 @@ class Search:
             horizon = (remaining <= -config.quiescence) | (
                 (remaining <= 0) & ~game.any_noisy(child)
             )
-        leaf_value = leaf_values(game, child)[self._view(cur.mover)]
+        leaf_value = self._leaf(child)[self._view(cur.mover)]
         is_leaf = terminal | horizon
         on_pv = cur.on_pv & (move == lane.prev_pv[sp]) & ~null_now
         complete = self._complete(child, remaining)
@@ -442,7 +450,7 @@ class Search:
         acts = moves.actions(config, listed)
         view = self._view(game.player(child))
         if config.max_moves > UNROLL:
-            values = jax.vmap(lambda a: leaf_values(game, game.step(child, a))[view])(
+            values = jax.vmap(lambda a: self._leaf(game.step(child, a))[view])(
                 jnp.maximum(acts, 0)
             )
             values = jnp.where(legal, values, NEG_INF)
@@ -453,7 +461,7 @@ class Search:
         best, best_move = jnp.float32(NEG_INF), jnp.int32(0)
         for i in range(config.max_moves):
             a = jnp.maximum(acts[i], 0) if config.listed else i
-            value = leaf_values(game, game.step(child, a))[view]
+            value = self._leaf(game.step(child, a))[view]
             better = legal[i] & (value > best)  # the first of equal values, as argmax
             best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
         return best, best_move, jnp.sum(legal, dtype=jnp.int32)
@@ -569,7 +577,7 @@ class Search:
         opened = self.open(lane, 0, root, low, high, jnp.bool_(True), depth, tt_move, helper=helper)
         terminal = game.terminal(root)
         is_leaf = terminal if config.quiescence else terminal | (depth <= 0)
-        leaf = leaf_values(game, root)[self._view(game.player(root))]
+        leaf = self._leaf(root)[self._view(game.player(root))]
         opened = opened._replace(
             best=jnp.where(is_leaf, leaf, opened.best),
             count=jnp.where(is_leaf, 0, opened.count),

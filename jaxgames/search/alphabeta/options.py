@@ -215,6 +215,7 @@ class Config(NamedTuple):
     check_ext: int  # most check extensions on a path (0: off)
     lmr: int
     complete: bool  # the table marks values of searches that reached every end
+    eval_leaves: bool  # some leaf may be at the horizon: EVAL is needed (else UTILITY only)
 
 
 class Resolved(NamedTuple):
@@ -238,9 +239,11 @@ def defaults_for(game: Game) -> dict[str, Any]:
     return {**DEFAULTS, **TUNING.get(game.name, {})}
 
 
-def resolve(game: Game, depth: int, options: AlphaBetaOptions) -> Resolved:
+def resolve(
+    game: Game, depth: int, options: AlphaBetaOptions, reaches_end: bool = False
+) -> Resolved:
     """The options in force for a search of ``game`` to ``depth``; bad values are refused
-    in one line."""
+    in one line. ``reaches_end``: ``depth`` covers every ply every root can still last."""
     given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
     chosen = defaults_for(game)
     chosen.update({k: v for k, v in given.items() if v is not None})
@@ -274,6 +277,7 @@ def resolve(game: Game, depth: int, options: AlphaBetaOptions) -> Resolved:
     check_ext = check_ext if isinstance(game, Checks) else 0
     max_ext = singular.as_tuple()[2] if singular else 0
     plain = not (quiescence or selective or check_ext)
+    iterative = bool(chosen["iterative_deepening"]) and depth > 1 and not chosen["solver"]
     config = Config(
         frames=max(depth, 1) + quiescence + max_ext + check_ext + 1,
         max_moves=max_moves,
@@ -293,8 +297,8 @@ def resolve(game: Game, depth: int, options: AlphaBetaOptions) -> Resolved:
         check_ext=check_ext,
         lmr=lmr,
         complete=tt_bits > 0 and game.max_game_length > 0 and not selective and not quiescence,
+        eval_leaves=not (reaches_end and plain and not iterative),
     )
-    iterative = bool(chosen["iterative_deepening"]) and depth > 1
     summary = {
         "hint": config.hint,
         "killers": config.killers,
