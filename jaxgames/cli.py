@@ -234,9 +234,9 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     check_file(args.file)
     bad: list[BadLine] = []
     positions = list(read_positions(game, args.file, strict=args.strict, bad=bad))
-    _report_bad(bad)
     if not positions:
-        raise GameError("rollout: no valid positions to play from")
+        raise GameError(_nothing_valid("rollout: no valid positions to play from", bad))
+    _report_bad(bad)
     states = stack([p.state for p in positions])
     with progress.status_line(_shown(args)):
         result = playout_means(
@@ -410,9 +410,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         records = bulk.process_slice(list(positions), index, count)
         positions, total = iter(records), len(records)
         out_path = bulk.part_path(args.out, index, count)
-    if index == 0:
+    bad_reported = 0
+    if index == 0 and total != 0:  # with nothing to evaluate, the final error says it all
         _report_bad(bad)  # bad lines found so far (all of them, when distributed)
-    bad_reported = len(bad)
+        bad_reported = len(bad)
 
     # then the output: writable, and what it holds belongs to this run
     done: list[dict[str, Any]] = []
@@ -441,10 +442,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
                 progress.count(sum(sizes), left, "positions")
     finally:
         writer.close()
+    if not sizes and not done:
+        raise GameError(_nothing_valid("evaluate: no valid positions to evaluate", bad))
     if index == 0:
         _report_bad(bad[bad_reported:])
-    if not sizes and not done:
-        raise GameError("evaluate: no valid positions to evaluate")
     who = f"process {index} of {count}: " if args.distributed else ""
     summary = _evaluate_summary(seconds, sizes, nodes, len(done), out_path)
     print(f"jaxgames: {who}{summary}", file=sys.stderr)
@@ -539,6 +540,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     with progress.status_line(_shown(args)):
         result = bench.run(config)
     return 1 if result["skipped"] else 0
+
+
+def _nothing_valid(message: str, bad: list[BadLine]) -> str:
+    """The one line of a run that found no position: how many lines were skipped, and why the
+    first was (the per-line reports would make it several lines)."""
+    if not bad:
+        return message
+    count = f"{len(bad)} line{'s' if len(bad) > 1 else ''} skipped"
+    return f"{message} ({count}; {bad[0].source}: {bad[0].message})"
 
 
 def _report_bad(bad: list[BadLine]) -> None:

@@ -169,6 +169,16 @@ def test_a_failing_run_leaves_the_output_byte_for_byte(capsys, tmp_path, earlier
     assert earlier.read_bytes() == half
 
 
+@pytest.mark.parametrize("verb", ["evaluate", "rollout"])
+def test_a_file_of_bad_lines_only_is_one_line_naming_the_first(capsys, tmp_path, verb):
+    path = tmp_path / "garbage.txt"
+    path.write_text("zzz\n9\n")
+    extra = ["--playouts", "1"] if verb == "rollout" else ARGS
+    status, out, err = run(capsys, verb, "connect4", path, *extra)
+    one_line_error(status, err, "2 lines skipped")
+    assert "garbage.txt:1" in err and out == ""
+
+
 def test_a_missing_input_is_named_before_the_output_mismatch(capsys, tmp_path, earlier):
     argv = FAILURES["other depth, missing input"](tmp_path)
     status, _, err = run(capsys, *argv, "--out", earlier)
