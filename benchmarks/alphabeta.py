@@ -36,9 +36,9 @@ node counts come from a second, untimed pass that counts calls of its recursive 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import importlib.metadata
-import inspect
 import json
 import math
 import os
@@ -56,7 +56,7 @@ from report import table
 
 import jaxgames
 from jaxgames import search
-from jaxgames.search import alphabeta_batch
+from jaxgames.search import AlphaBetaOptions, alphabeta_batch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -139,21 +139,13 @@ def search_twice(game, roots, depth: int, dummy, **options) -> tuple[float, floa
 def no_last_ply() -> dict[str, bool]:
     """``last_ply=False`` where the search has it: a node above the horizon searched move by
     move, so that node counts measure the ordering (the fringe counts every child)."""
-    return (
-        {"last_ply": False} if "last_ply" in inspect.signature(alphabeta_batch).parameters else {}
-    )
+    return {"last_ply": False}
 
 
 def feature_options() -> dict[str, str]:
-    """Our names of the ordering switches -> the keyword ``alphabeta_batch`` takes now."""
-    params = inspect.signature(alphabeta_batch).parameters
-    out = {}
-    for name in FEATURE_NAMES:
-        if name in params:
-            out[name] = name
-        elif name == "hint" and "ordering" in params:
-            out[name] = "ordering"
-    return out
+    """Our names of the ordering switches -> the option of :class:`AlphaBetaOptions`."""
+    fields = {f.name for f in dataclasses.fields(AlphaBetaOptions)}
+    return {name: name for name in FEATURE_NAMES if name in fields}
 
 
 # ---------------------------------------------------------------- OpenSpiel
@@ -381,46 +373,44 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
         f"{out['seconds']:.2f} s steady, first call {first:.2f} s; "
         f"score mismatches vs file: {len(mismatches)}"
     )
-    if "shrink" in inspect.signature(alphabeta_batch).parameters:
-        # the same batch with one lane width to the end: what the narrower phases save
-        first_w, seconds_w, res_w = search_twice(game, roots, depth, game.parse(FINISHED), shrink=0)
-        out["one_width"] = {
-            "lane_phases": res_w.stats.get("lane_phases"),
-            "first_call_s": first_w,
-            "seconds": seconds_w,
-            "positions_per_s": len(lines) / seconds_w,
-            "nodes": res_w.stats["nodes"],
-            "same_values": bool(np.array_equal(res_w.value, res.value)),
-        }
-        print(
-            f"jaxgames, one lane width to the end (shrink=0): "
-            f"{out['one_width']['positions_per_s']:,.1f} positions/s, {seconds_w:.2f} s steady; "
-            f"phases save {seconds_w / seconds:.2f}x"
-        )
-    if "window" in inspect.signature(alphabeta_batch).parameters:
-        # the question OpenSpiel's solve answers (win, draw or loss), by a null window
-        eps = 1e-6
-        first_n, seconds_n, res_n = search_twice(
-            game, roots, depth, game.parse(FINISHED), window=(-eps, eps)
-        )
-        got = [np.sign(res_n.value[i, len(m) % 2]) for i, (m, _) in enumerate(lines)]
-        sign_bad = sum(int(g) != int(np.sign(s)) for g, (_, s) in zip(got, lines, strict=True))
-        out["win_draw_loss"] = {
-            "window": [-eps, eps],
-            "first_call_s": first_n,
-            "seconds": seconds_n,
-            "positions_per_s": len(lines) / seconds_n,
-            "nodes": res_n.stats["nodes"],
-            "nodes_per_position": res_n.stats["nodes"] / len(lines),
-            "largest_search": int(np.max(res_n.nodes)),
-            "sign_mismatches": sign_bad,
-        }
-        print(
-            f"jaxgames, win/draw/loss only (null window): "
-            f"{out['win_draw_loss']['positions_per_s']:,.1f} positions/s, {seconds_n:.2f} s, "
-            f"{out['win_draw_loss']['nodes_per_position']:.1f} nodes/pos; "
-            f"sign mismatches vs file: {sign_bad}"
-        )
+    # the same batch with one lane width to the end: what the narrower phases save
+    first_w, seconds_w, res_w = search_twice(game, roots, depth, game.parse(FINISHED), shrink=0)
+    out["one_width"] = {
+        "lane_phases": res_w.stats.get("lane_phases"),
+        "first_call_s": first_w,
+        "seconds": seconds_w,
+        "positions_per_s": len(lines) / seconds_w,
+        "nodes": res_w.stats["nodes"],
+        "same_values": bool(np.array_equal(res_w.value, res.value)),
+    }
+    print(
+        f"jaxgames, one lane width to the end (shrink=0): "
+        f"{out['one_width']['positions_per_s']:,.1f} positions/s, {seconds_w:.2f} s steady; "
+        f"phases save {seconds_w / seconds:.2f}x"
+    )
+    # the question OpenSpiel's solve answers (win, draw or loss), by a null window
+    eps = 1e-6
+    first_n, seconds_n, res_n = search_twice(
+        game, roots, depth, game.parse(FINISHED), window=(-eps, eps)
+    )
+    got = [np.sign(res_n.value[i, len(m) % 2]) for i, (m, _) in enumerate(lines)]
+    sign_bad = sum(int(g) != int(np.sign(s)) for g, (_, s) in zip(got, lines, strict=True))
+    out["win_draw_loss"] = {
+        "window": [-eps, eps],
+        "first_call_s": first_n,
+        "seconds": seconds_n,
+        "positions_per_s": len(lines) / seconds_n,
+        "nodes": res_n.stats["nodes"],
+        "nodes_per_position": res_n.stats["nodes"] / len(lines),
+        "largest_search": int(np.max(res_n.nodes)),
+        "sign_mismatches": sign_bad,
+    }
+    print(
+        f"jaxgames, win/draw/loss only (null window): "
+        f"{out['win_draw_loss']['positions_per_s']:,.1f} positions/s, {seconds_n:.2f} s, "
+        f"{out['win_draw_loss']['nodes_per_position']:.1f} nodes/pos; "
+        f"sign mismatches vs file: {sign_bad}"
+    )
     if peer:
         pyspiel, _ = peer
         os_game = pyspiel.load_game("connect_four")
@@ -459,20 +449,14 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
 
 def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
     print(f"\n== single roots: {len(moves)} positions one at a time")
-    params = inspect.signature(search.alphabeta).parameters
-    has_mode = "mode" in params
-    modes = ["device", "host"] if has_mode else ["device"]
+    modes = ["device", "host"]
     states = [game.parse(m) for m in moves]
     out: dict[str, Any] = {"positions": len(moves), "rows": []}
-    if not has_mode:
-        out["host_mode"] = "not available: jaxgames.search.alphabeta has no `mode` argument"
     for depth in depths:
         values = {}
         for mode in modes:
 
             def one(state, mode=mode, depth=depth):
-                if not has_mode:
-                    return alphabeta_batch(game, stack([state]), depth, lanes=1)
                 kw = {"lanes": 1} if mode == "device" else {}
                 return search.alphabeta(game, state, depth, mode=mode, **kw)
 
@@ -486,7 +470,7 @@ def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
                 r = one(s)
                 times.append(time.perf_counter() - t0)
                 vals.append(float(np.asarray(r.value).reshape(-1, 2)[0, 0]))
-                nodes += int(np.sum(r.nodes)) if hasattr(r, "nodes") else int(r.stats["nodes"])
+                nodes += int(r.stats["nodes"])
             total = sum(times)
             values[mode] = vals
             out["rows"].append(
@@ -505,10 +489,8 @@ def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
             out["rows"][-1]["values_agree_with_device"] = values["device"] == values["host"]
     out["note"] = (
         "device: one root per call, one lane ("
-        + ("jaxgames.search.alphabeta(..., mode='device', lanes=1)" if has_mode else "")
-        + ("alphabeta_batch with N = 1, lanes = 1" if not has_mode else "")
-        + ")"
-        + ("; host: jaxgames.search.alphabeta(..., mode='host'), default split" if has_mode else "")
+        "jaxgames.search.alphabeta(..., mode='device', lanes=1)"
+        "); host: jaxgames.search.alphabeta(..., mode='host'), default split"
         + "; a first pass over all roots (first_pass_s) compiles every shape they need, "
         "a second pass is timed, one call per root, host overhead included"
     )
@@ -526,8 +508,6 @@ def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
             for r in out["rows"]
         ],
     )
-    if not has_mode:
-        print("host mode: not available (jaxgames.search.alphabeta has no `mode` argument)")
     return out
 
 
@@ -618,18 +598,7 @@ def bench_trees(shapes, trees: int) -> list[dict[str, Any]]:
     for b, d in shapes:
         for ordering in ("random", "best"):
             game = jaxgames.make("uniform_tree", branching=b, depth=d, ordering=ordering)
-            if hasattr(game, "roots"):
-                games_roots = [(game, game.roots(list(range(trees))))]
-            else:  # one compilation per tree
-                games_roots = [
-                    (g, stack([g.init()]))
-                    for g in (
-                        jaxgames.make(
-                            "uniform_tree", branching=b, depth=d, ordering=ordering, seed=s
-                        )
-                        for s in range(min(trees, 5))
-                    )
-                ]
+            games_roots = [(game, game.roots(list(range(trees))))]
             leaves = nodes = count = 0
             for g, roots in games_roots:
                 res = alphabeta_batch(g, roots, d, **off)

@@ -23,7 +23,10 @@ REFERENCE = pathlib.Path(__file__).parent / "reference"
 # One persistent compilation cache for the whole run, empty at its start: the same program
 # compiled again after the per-module drop below (or in a subprocess test) is loaded, not
 # recompiled, and nothing of an earlier run or of the user's own cache is read.
-os.environ["JAXGAMES_CACHE_DIR"] = tempfile.mkdtemp(prefix="jaxgames-tests-xla-")
+# (Test workers started by pytest-xdist inherit the folder of the process that started them.)
+if "JAXGAMES_TEST_CACHE" not in os.environ:
+    os.environ["JAXGAMES_TEST_CACHE"] = tempfile.mkdtemp(prefix="jaxgames-tests-xla-")
+os.environ["JAXGAMES_CACHE_DIR"] = os.environ["JAXGAMES_TEST_CACHE"]
 use_persistent_cache()
 
 # JAX's backend starts now, with the devices of the environment: the command line run inside

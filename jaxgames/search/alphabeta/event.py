@@ -379,6 +379,11 @@ class Search:
                 (remaining <= 0) & ~game.any_noisy(child)
             )
         leaf_value = self._leaf(child)[self._view(cur.mover)]
+        if config.quiescence:
+            # stand pat before the frame is opened: a quiescence node whose EVAL already
+            # reaches its beta would return EVAL at once, so it is settled here as a leaf
+            # of that value, without generating and ordering its moves
+            horizon = horizon | ((remaining <= 0) & (sign * leaf_value >= c_beta))
         is_leaf = terminal | horizon
         on_pv = cur.on_pv & (move == lane.prev_pv[sp]) & ~null_now
         complete = self._complete(child, remaining)
