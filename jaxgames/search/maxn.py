@@ -96,11 +96,17 @@ from jaxgames.search.minimax import backup
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
 PRUNINGS = ("auto", "none", "shallow", "alphabeta")
-LIST_SHARE = 4
-"""At most one lane in LIST_SHARE (at least 16) generates a move list in one event; a lane
-beyond that waits an event. A list costs the game's move generation, the dearest part of an
-event, and few lanes need one at a time (one per node opened), so generating for every lane
-whenever any needs one paid for the whole width almost every event."""
+FEW_LISTS = 8
+"""While at most one lane in FEW_LISTS needs a move list in an event, the lists are made
+one lane at a time; else for every lane at once.
+
+A list costs the game's move generation, the dearest part of an event for most games, and
+few lanes need one per event (one per node opened: about one lane in the branching factor).
+A vmapped generation costs about the lanes it is given (its loops run until the slowest
+lane is done), so generating for every lane whenever any needed a list paid for the whole
+width almost every event: maxⁿ of Chinese checkers (3 players, standard board, 64 lanes,
+depth 2) ran 6x faster one lane at a time. Where most lanes need one (small branching
+factors), one batch costs less than as many rounds."""
 
 
 # ---------------------------------------------------------------- frames
@@ -332,34 +338,43 @@ class Search:
         )
         return lane, jax.tree.map(lambda a, b: jnp.where(finish, a, b), reported, cur)
 
-    def lists(self, lanes: Lane, cur: Frame) -> tuple[jax.Array, jax.Array]:
-        """The move lists of current frames that have none yet, for at most one lane in
-        :data:`LIST_SHARE`: ``(granted bool[L], lists int32[L, M])``."""
-        need = ~lanes.done & (cur.count < 0)
+    def lists(self, lanes: Lane, need: jax.Array) -> jax.Array:
+        """int32[L, M]: the move lists of the current frames of the lanes that ``need`` one
+        (-1 rows elsewhere): one lane at a time while few lanes need one, else all lanes
+        in one batch (see :data:`FEW_LISTS`)."""
         width = need.shape[0]
-        budget = min(width, max(16, width // LIST_SHARE))
+        empty = jnp.full((width, self.max_moves), -1, jnp.int32)
+        generate = jax.vmap(functools.partial(move_list, self.game))
 
-        def generate(need):
-            (pick,) = jnp.nonzero(need, size=budget, fill_value=width)
+        def some(pick, out):  # the lists of lanes ``pick`` (``width``: none) into ``out``
             safe = jnp.minimum(pick, width - 1)
             states = jax.tree.map(lambda x: x[safe, lanes.sp[safe]], lanes.state)
-            made = jax.vmap(functools.partial(move_list, self.game))(states)
-            granted = jnp.zeros((width,), jnp.bool_).at[pick].set(True, mode="drop")
-            out = jnp.full((width, self.max_moves), -1, jnp.int32)
-            return granted, out.at[pick].set(made, mode="drop")
+            return out.at[pick].set(generate(states), mode="drop")
 
-        def none(need):
-            return jnp.zeros((width,), jnp.bool_), jnp.full((width, self.max_moves), -1, jnp.int32)
+        def one_by_one(need):
+            def one(carry):
+                left, out = carry
+                lane = jnp.argmax(left).astype(jnp.int32)
+                return left.at[lane].set(False), some(lane[None], out)
 
-        return jax.lax.cond(jnp.any(need), generate, none, need)
+            return jax.lax.while_loop(lambda c: jnp.any(c[0]), one, (need, empty))[1]
 
-    def expand(self, lane: Lane, cur: Frame, granted, listed) -> Lane:
+        def all_at_once(need):
+            return some(jnp.where(need, jnp.arange(width), width), empty)
+
+        count = jnp.sum(need, dtype=jnp.int32)
+        few = max(1, width // FEW_LISTS)
+        branch = jnp.where(count == 0, 0, jnp.where(count <= few, 1, 2))
+        return jax.lax.switch(branch, [lambda need: empty, one_by_one, all_at_once], need)
+
+    def expand(self, lane: Lane, cur: Frame, fresh, listed) -> Lane:
         """Expand the current frame's next move: a leaf's vector reported to the frame,
-        or the child pushed as a new frame (its list made when it becomes current)."""
+        or the child pushed as a new frame (its list made when it becomes current).
+        ``fresh``: the current frame's list was made this event, ``listed`` [M]."""
         game = self.game
         sp = lane.sp
-        row = jnp.where(granted, listed, lane.moves[sp].astype(jnp.int32))
-        cur = cur._replace(count=jnp.where(granted, jnp.sum(listed >= 0), cur.count))
+        row = jnp.where(fresh, listed, lane.moves[sp].astype(jnp.int32))
+        cur = cur._replace(count=jnp.where(fresh, jnp.sum(listed >= 0), cur.count))
         expand = ~lane.done & (cur.cursor < cur.count) & ~cur.cut
         move = row[jnp.clip(cur.cursor, 0, self.max_moves - 1)]
         parent = jax.tree.map(lambda x: x[sp], lane.state)
@@ -387,12 +402,12 @@ class Search:
             best=jnp.zeros((self.players,), jnp.float32),
             pv=no_line,
         )
-        rows = _write(lane.rows, sp, _pack(here), expand | granted)
+        rows = _write(lane.rows, sp, _pack(here), expand | fresh)
         rows = _write(rows, sp + 1, _pack(opened), push)
         return lane._replace(
             state=_write(lane.state, sp + 1, child, push),
             rows=rows,
-            moves=_write(lane.moves, sp, row.astype(self.move_dtype), granted),
+            moves=_write(lane.moves, sp, row.astype(self.move_dtype), fresh),
             sp=jnp.where(push, sp + 1, sp),
             nodes=lane.nodes + expand.astype(jnp.int32),
             leaves=lane.leaves + settle.astype(jnp.int32),
@@ -438,8 +453,8 @@ class Search:
         """One event of every lane: pop a finished frame, make the current frame's list if
         it has none, expand its next move."""
         lanes, cur = jax.vmap(self.pop)(lanes)
-        granted, listed = self.lists(lanes, cur)
-        return jax.vmap(self.expand)(lanes, cur, granted, listed), shared
+        need = ~lanes.done & (cur.count < 0)
+        return jax.vmap(self.expand)(lanes, cur, need, self.lists(lanes, need)), shared
 
     def outcome(self, lane: Lane) -> Outcome:
         top = _unpack(lane.rows[0], self.players)
