@@ -304,6 +304,7 @@ class Search:
         self.game, self.rule, self.frames, self.k = game, rule, frames, k
         self.players = game.num_players
         self.max_moves = max_moves(game)
+        # a list is written whole when its node becomes current: half the bytes in int16
         self.move_dtype = jnp.int16 if game.num_actions < 2**15 else jnp.int32
 
     def give(self, fr: Frame, value, move, child_pv, active, root_player) -> Frame:
