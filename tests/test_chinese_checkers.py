@@ -111,17 +111,18 @@ def to_state(game, board: dict, mover: int, ply: int = 0):
 
 @functools.cache
 def observe(game):
-    """One jitted, vmapped look at a batch: legal masks, leaf values, terminal flags."""
+    """One jitted, vmapped look at a batch: legal masks, leaf values, terminal flags, move
+    lists."""
 
     def look(s):
-        return game.legal_mask(s), game.evaluate(s), game.terminal(s)
+        return game.legal_mask(s), game.evaluate(s), game.terminal(s), game.legal_moves(s)
 
     return jax.jit(jax.vmap(look))
 
 
 def look_at(game, state):
     """(legal mask, EVAL, terminal) of one state, through the compiled batch function."""
-    return tuple(np.asarray(x)[0] for x in observe(game)(stack([state])))
+    return tuple(np.asarray(x)[0] for x in observe(game)(stack([state])))[:3]
 
 
 @functools.cache
@@ -142,9 +143,15 @@ def our_moves(game, state, mask) -> list:
 
 def compare_with_reference(game, boards_and_movers) -> int:
     states = [to_state(game, b, m) for b, m in boards_and_movers]
-    masks, values, _ = (np.asarray(x) for x in observe(game)(stack(states)))
+    masks, values, _, lists = (np.asarray(x) for x in observe(game)(stack(states)))
     most = 0
-    for (board, mover), state, mask in zip(boards_and_movers, states, masks, strict=True):
+    for (board, mover), state, mask, listed in zip(
+        boards_and_movers, states, masks, lists, strict=True
+    ):
+        # the compact list is the mask's actions, in action order, then -1
+        count = int(mask.sum())
+        assert listed[:count].tolist() == np.flatnonzero(mask).tolist()
+        assert (listed[count:] == -1).all()
         ours = our_moves(game, state, mask)
         assert len(ours) == len(set(ours)), "one action per (from, to)"
         expected = reference_moves(board, mover)
@@ -203,7 +210,25 @@ def test_move_generation_agrees_with_the_reference_on_random_boards(n, k):
     rng = random.Random(n * 10 + k)
     cases = [(reference_random_position(k, n, rng), rng.randrange(n)) for _ in range(60)]
     most = compare_with_reference(game, cases)
-    assert most <= game.num_actions - 1  # never more moves than (piece, hole) pairs
+    assert most <= game.max_moves < game.num_actions - 1  # the list's bound holds
+
+
+def test_the_move_bound_rests_on_jumps_keeping_their_class():
+    """The bound's premise, checked on the reference's own moves: a jump chain ends in its
+    start's class (rows and columns of the doubled layout, both modulo 2 of the cube
+    coordinates' pair), a step never does; the bound's value on the standard board."""
+    rng = random.Random(3)
+    for n, k in ((3, 2), (6, 3), (2, 4)):
+        for _ in range(20):
+            board = reference_random_position(k, n, rng)
+            mover = rng.randrange(n)
+            for (r0, c0), (r1, c1) in reference_moves(board, mover):
+                step = abs(r1 - r0) + abs(c1 - c0) <= 2
+                # doubled layout: (row, col) = (z, 2x + z) up to offsets; the class of
+                # (x, z) modulo 2 is that of (row, (col - row) / 2) modulo 2
+                same = (r1 - r0) % 2 == 0 and ((c1 - r1) - (c0 - r0)) // 2 % 2 == 0
+                assert same != step, ((r0, c0), (r1, c1))
+    assert game_of(3, 4).max_moves == 352 and game_of(3, 4).num_actions == 1211
 
 
 def openspiel_turn_moves(state) -> dict:
@@ -273,6 +298,8 @@ def test_a_blocked_player_passes():
     state = to_state(game, board, 0)
     mask = look_at(game, state)[0]
     assert np.flatnonzero(mask).tolist() == [game.pass_action]
+    listed = np.asarray(jax.jit(game.legal_moves)(state))
+    assert listed[0] == game.pass_action and (listed[1:] == -1).all()
     after = stepper(game)(state, game.pass_action)
     assert int(after.to_move) == 1 and (np.asarray(after.board) == np.asarray(state.board)).all()
     assert game.action_to_string(state, game.pass_action) == "pass"

@@ -36,6 +36,16 @@ jumps, is ONE action, however many chains lead there, so the legal actions are e
 distinct (from, to) pairs and no position can have more moves than this space holds
 (``P * H``: 1,210 on the standard board, against 14,641 for all hole pairs).
 
+Move lists (:class:`~jaxgames.capabilities.MoveLists`). ``legal_moves`` lists the legal
+actions in action order, at most ``max_moves`` of them, a bound proven from the board alone:
+a jump moves a piece by twice a direction, so a chain of jumps never leaves the class of
+holes congruent to its start modulo 2 (in any two cube coordinates: four classes), while a
+step always does. A piece in class ``c`` thus reaches at most its ``<= 6`` neighbours and
+the holes of ``c`` that no piece of the mover's ``m_c`` in ``c`` stands on (its own hole is
+not a destination): ``m_c (6 + |c| - m_c)`` for the class, maximised over the ways ``P``
+pieces can share the classes (and never more than ``P`` times the empty holes). On the
+standard board that is 352 moves (3 players) against 1,210 (piece, hole) slots.
+
 Utility and EVAL (``float32[n]``, every component >= 0, the sum at most 1, as maxn shallow
 pruning needs). Let ``D_p`` be the sum over player ``p``'s pieces of the hex distance
 ``max(|dx|, |dy|, |dz|)`` to the apex of its target corner, and ``R_p = D_p - B`` with ``B``
@@ -144,6 +154,17 @@ def corner_of(cube: np.ndarray, size: int) -> np.ndarray:
     return corner
 
 
+def move_bound(cube: np.ndarray, pieces: int, players: int) -> int:
+    """The most legal moves any position can have (see the module docstring): the best
+    split of the mover's ``pieces`` among the four jump classes of ``m (6 + |c| - m)``
+    moves per class, at most ``pieces`` times the empty holes, and at least 1 (the pass)."""
+    classes = np.bincount((cube[:, 0] % 2) * 2 + (cube[:, 2] % 2), minlength=4)
+    # each class's count is concave in m: taking the largest marginal gains in turn is optimal
+    gains = [6 + int(size) - 2 * m - 1 for size in classes for m in range(min(pieces, size))]
+    best = sum(sorted(gains, reverse=True)[:pieces])
+    return max(1, min(best, pieces * (len(cube) - players * pieces)))
+
+
 class ChineseCheckers(Game):
     """Chinese checkers for 2, 3, 4 or 6 players on a star board of any size.
 
@@ -187,6 +208,7 @@ class ChineseCheckers(Game):
         self.pieces = size * (size + 1) // 2
         self.num_actions = self.pieces * h + 1
         self.pass_action = self.pieces * h
+        self.max_moves = move_bound(cube, self.pieces, players)
         self.cube = cube
         index = {tuple(c): i for i, c in enumerate(cube.tolist())}
         # Geometry tables (numpy; sentinel index h = off the board).
@@ -303,6 +325,15 @@ class ChineseCheckers(Game):
         live = ~self.terminal(state)
         blocked = ~jnp.any(moves)
         return jnp.concatenate([moves & live, (blocked & live)[None]])
+
+    def legal_moves(self, state: ChineseCheckersState) -> jax.Array:
+        """int32[max_moves]: the legal actions in action order, then -1 (the pass alone
+        when nothing else is legal; none at the end)."""
+        moves = self.destinations(state).reshape(-1)  # [P * H]
+        live = ~self.terminal(state)
+        (listed,) = jnp.nonzero(moves & live, size=self.max_moves, fill_value=-1)
+        blocked = live & ~jnp.any(moves)
+        return listed.at[0].set(jnp.where(blocked, self.pass_action, listed[0])).astype(jnp.int32)
 
     def step(self, state: ChineseCheckersState, action: jax.Array) -> ChineseCheckersState:
         h = self.num_holes

@@ -51,319 +51,545 @@ search backs up the full vectors (shallow pruning stays exact, but without a rea
 the sum it never fires).
 
 Execution, as for alpha-beta: many roots at once on the device (:func:`maxn_batch`,
-:func:`paranoid_batch`: every lane runs its own depth-first search with an explicit stack in
-one jitted loop, lanes refilled from a work queue), or one deep search with a host driver
-(:func:`maxn`, :func:`paranoid` with ``mode="host"``: the top ``split`` plies are expanded on
-the host, level by level and without pruning, the frontier is searched by the lanes, one lane
-per node, and the values are backed up the top of the tree).
+:func:`paranoid_batch`: every root a job of the lane engine, :mod:`jaxgames.search.lanes`,
+each lane its own depth-first search with an explicit stack), or one deep search through the
+host driver of :mod:`jaxgames.search.host` (:func:`maxn`, :func:`paranoid` with
+``mode="host"``: the top ``split`` plies expanded on the host, level by level and without
+pruning, the frontier searched by the lanes, one job per node, the values backed up the top
+by the maxⁿ or the paranoid rule).
+
+A frame holds its node's moves as a compact list (at most the game's ``max_moves`` with
+:class:`~jaxgames.capabilities.MoveLists`, else ``num_actions``), in action order, generated
+when the node becomes current and read one by one: a frame never holds, nor scans, an array
+as wide as the action space.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.sharding import Mesh
 
 from jaxgames import progress
+from jaxgames.capabilities import MoveLists
 from jaxgames.game import Game, GameError
-from jaxgames.kernels import batch_size, batched, leaf_values, pad_to, stack, to_numpy
+from jaxgames.kernels import (
+    batch_size,
+    leaf_values,
+    local_mesh,
+    pad_to,
+    shard_batch,
+    shard_multiple,
+    stack,
+    to_numpy,
+)
+from jaxgames.search import lanes as engine
 from jaxgames.search.horizon import needed_depth
+from jaxgames.search.host import BackupRule, host_driver, one_root, paranoid_backup
+from jaxgames.search.minimax import backup
 from jaxgames.search.result import BatchSearchResult, SearchResult
 
 PRUNINGS = ("auto", "none", "shallow", "alphabeta")
-_NONE, _SHALLOW, _PARANOID = 0, 1, 2
+FEW_LISTS = 8
+"""While at most one lane in FEW_LISTS needs a move list in an event, the lists are made
+one lane at a time; else for every lane at once.
+
+A list costs the game's move generation, the dearest part of an event for most games, and
+few lanes need one per event (one per node opened: about one lane in the branching factor).
+A vmapped generation costs about the lanes it is given (its loops run until the slowest
+lane is done), so generating for every lane whenever any needed a list paid for the whole
+width almost every event: maxⁿ of Chinese checkers (3 players, standard board, depth 2, on
+a 2-core CPU) ran 6x faster so at 64 lanes and 9x at 256. Where most lanes need one (small
+branching factors), one batch costs less than as many rounds."""
 
 
-class Frames(NamedTuple):
-    """One lane's explicit stack, F = depth + 1 frames (frame t: the node t plies down)."""
+# ---------------------------------------------------------------- frames
+class Constants(NamedTuple):
+    """The pruning tests' constants, traced (other bounds compile nothing new)."""
 
-    state: Any  # [F] states
-    mover: jax.Array  # int32[F]
-    moves: jax.Array  # bool[F, A]: legal moves not searched yet
-    best: jax.Array  # float32[F, P]: the best child's vector so far
-    best_move: jax.Array  # int32[F]: -1 until a child has reported
-    threshold: jax.Array  # float32[F]: shallow pruning once best[mover] >= threshold
-    alpha: jax.Array  # float32[F]: paranoid window on the root player's component
-    beta: jax.Array  # float32[F]
-    cut: jax.Array  # bool[F]: the frame's remaining moves are pruned
-    last: jax.Array  # int32[F]: the move most recently expanded
-    pv: jax.Array  # int32[F, F]: pv[t] = best line found from frame t (-1 padded)
+    shallow_base: jax.Array  # float32: S - (n - 2) L
+    own_max: jax.Array  # float32: the most any one component can be
+
+
+class Frame(NamedTuple):
+    """One node on a lane's path, unpacked (a frame is stored as one float32 row)."""
+
+    mover: jax.Array  # int32
+    count: jax.Array  # int32: moves in the node's list; -1: not generated yet
+    cursor: jax.Array  # int32: moves searched (the list's next entry)
+    best_move: jax.Array  # int32: -1 until a child has reported
+    last: jax.Array  # int32: the move most recently expanded
+    threshold: jax.Array  # float32: shallow pruning once best[mover] >= threshold
+    alpha: jax.Array  # float32: paranoid window on the root player's component
+    beta: jax.Array  # float32
+    cut: jax.Array  # bool: the node's remaining moves are pruned
+    best: jax.Array  # float32[P]: the best child's vector so far
+    pv: jax.Array  # int32[F]: the best line found from the node (-1 padded)
+
+
+_SCALARS = Frame._fields[:9]
+_INTS = frozenset(("mover", "count", "cursor", "best_move", "last"))
+
+
+def _pack(frame: Frame) -> jax.Array:
+    """A frame as one float32 row ``[scalars | best (P) | pv (F)]``: an event then reads
+    and writes whole rows, not a column per field (integers below 2**24 are exact)."""
+    scalars = jnp.stack([jnp.asarray(getattr(frame, k), jnp.float32) for k in _SCALARS])
+    return jnp.concatenate([scalars, frame.best.astype(jnp.float32), frame.pv.astype(jnp.float32)])
+
+
+def _unpack(row: jax.Array, players: int) -> Frame:
+    fields = {
+        k: row[i].astype(jnp.int32) if k in _INTS else row[i] > 0.5 if k == "cut" else row[i]
+        for i, k in enumerate(_SCALARS)
+    }
+    at = len(_SCALARS)
+    return Frame(**fields, best=row[at : at + players], pv=row[at + players :].astype(jnp.int32))
+
+
+def _write(x: Any, i: jax.Array, value: Any, active: Any) -> Any:
+    """Row ``i`` of every leaf of ``x`` set to ``value`` where ``active``; an inactive write
+    goes to an out-of-range row and is dropped (the old row is not read)."""
+
+    def one(column, v):
+        n = column.shape[0]
+        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
+
+    return jax.tree.map(one, x, value)
+
+
+# ---------------------------------------------------------------- backup rules
+class Rule(Protocol):
+    """How a frame takes its children's vectors and when it prunes the rest (static)."""
+
+    def prefers(self, frame: Frame, value: jax.Array, root_player: jax.Array) -> jax.Array:
+        """bool: the frame's mover takes ``value`` over its best so far (strictly better:
+        ties keep the earlier, lower action)."""
+        ...
+
+    def child(self, parent: Frame, mover: jax.Array, k: Constants) -> tuple[Any, Any, Any]:
+        """``(threshold, alpha, beta)`` of a new child frame of ``parent`` whose mover is
+        ``mover``."""
+        ...
+
+    def settle(self, frame: Frame, root_player: jax.Array, k: Constants) -> Frame:
+        """The frame's window and ``cut`` after a child reported."""
+        ...
+
+
+def _own(frame: Frame, players: int) -> jax.Array:
+    return jnp.clip(frame.mover, 0, players - 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Plain:
+    """maxⁿ without pruning: every node reads all its children."""
+
+    players: int
+
+    def prefers(self, frame: Frame, value: jax.Array, root_player: jax.Array) -> jax.Array:
+        own = _own(frame, self.players)
+        return value[own] > frame.best[own]
+
+    def child(self, parent: Frame, mover: jax.Array, k: Constants) -> tuple[Any, Any, Any]:
+        return jnp.float32(jnp.inf), parent.alpha, parent.beta
+
+    def settle(self, frame: Frame, root_player: jax.Array, k: Constants) -> Frame:
+        return frame
+
+
+@dataclasses.dataclass(frozen=True)
+class Shallow(Plain):
+    """Korf's shallow pruning (the parent's bound only), and immediate pruning."""
+
+    immediate: bool = True
+
+    def child(self, parent: Frame, mover: jax.Array, k: Constants) -> tuple[Any, Any, Any]:
+        # the parent's bound: only a parent whose mover differs, and that holds a child
+        held = (parent.best_move >= 0) & (parent.mover != mover)
+        beta_j = parent.best[_own(parent, self.players)]
+        return jnp.where(held, k.shallow_base - beta_j, jnp.inf), parent.alpha, parent.beta
+
+    def settle(self, frame: Frame, root_player: jax.Array, k: Constants) -> Frame:
+        own = frame.best[_own(frame, self.players)]
+        cut = own >= frame.threshold
+        if self.immediate:
+            cut = cut | (own >= k.own_max)
+        return frame._replace(cut=cut)
+
+
+@dataclasses.dataclass(frozen=True)
+class Paranoid:
+    """Two-player alpha-beta on the root player's component (fail-soft, deep cutoffs)."""
+
+    def prefers(self, frame: Frame, value: jax.Array, root_player: jax.Array) -> jax.Array:
+        score, held = value[root_player], frame.best[root_player]
+        return jnp.where(frame.mover == root_player, score > held, score < held)
+
+    def child(self, parent: Frame, mover: jax.Array, k: Constants) -> tuple[Any, Any, Any]:
+        return jnp.float32(jnp.inf), parent.alpha, parent.beta
+
+    def settle(self, frame: Frame, root_player: jax.Array, k: Constants) -> Frame:
+        score = frame.best[root_player]
+        maximizing = frame.mover == root_player
+        alpha = jnp.where(maximizing, jnp.maximum(frame.alpha, score), frame.alpha)
+        beta = jnp.where(maximizing, frame.beta, jnp.minimum(frame.beta, score))
+        return frame._replace(alpha=alpha, beta=beta, cut=alpha >= beta)
+
+
+# ---------------------------------------------------------------- lanes
+class Plan(NamedTuple):
+    """A job's one search."""
+
+    depth: jax.Array  # int32: plies below the root (0 for padding: settled at once)
+    root_player: jax.Array  # int32: paranoid: the player the coalition plays against
+
+
+class Outcome(NamedTuple):
+    value: jax.Array  # float32[P]
+    best_move: jax.Array  # int32
+    pv: jax.Array  # int32[F]
+
+
+class Counters(NamedTuple):
+    nodes: jax.Array  # the root and every child expanded
+    leaves: jax.Array  # positions scored by UTILITY or EVAL
+    cutoffs: jax.Array  # frames left with moves unsearched
 
 
 class Lane(NamedTuple):
-    frames: Frames
+    """One lane: the path from its root, F = depth + 1 frames (frame t: t plies down)."""
+
+    state: Any  # [F] states
+    rows: jax.Array  # float32[F, R]: each frame packed
+    moves: jax.Array  # int16 or int32[F, M]: each frame's moves, in action order, -1 padded
     sp: jax.Array  # int32[]: the current frame
     done: jax.Array  # bool[]
-    root: jax.Array  # int32[]: which root this lane searches (-1: idle)
-    root_player: jax.Array  # int32[]: paranoid: the player the coalition plays against
-    nodes: jax.Array  # int32[]: the root and every child expanded
-    leaves: jax.Array  # int32[]: positions scored by UTILITY or EVAL
-    cutoffs: jax.Array  # int32[]: frames left with moves unsearched
+    job: jax.Array  # int32[]: the root searched (-1: idle)
+    iteration: jax.Array  # int32[]
+    depth: jax.Array  # int32[]: this search's plies
+    root_player: jax.Array  # int32[]
+    nodes: jax.Array  # int32[]
+    leaves: jax.Array  # int32[]
+    cutoffs: jax.Array  # int32[]
 
 
-class Results(NamedTuple):
-    value: jax.Array  # float32[N, P]
-    best_move: jax.Array  # int32[N]
-    pv: jax.Array  # int32[N, F]
-    nodes: jax.Array  # int32[N]
-    leaves: jax.Array  # int32[N]
-    cutoffs: jax.Array  # int32[N]
+def max_moves(game: Game) -> int:
+    """The moves a frame holds: the game's ``max_moves`` bound, else its action space."""
+    return int(game.max_moves) if isinstance(game, MoveLists) else game.num_actions
 
 
-def _set(x: jax.Array, i: jax.Array, value: Any, active: Any = True) -> jax.Array:
-    """``x.at[i].set(value)`` when ``active``, else ``x`` (one row scattered per lane)."""
-    value = jnp.asarray(value, x.dtype)
-    return x.at[i].set(jnp.where(active, value, x[i]))
+def move_list(game: Game, state: Any) -> jax.Array:
+    """int32[M]: ``state``'s legal moves in action order, then -1 (children are searched in
+    action order: ties go to the lowest action, and shallow pruning relies on it)."""
+    if isinstance(game, MoveLists):
+        top = jnp.iinfo(jnp.int32).max
+        moves = game.legal_moves(state).astype(jnp.int32)
+        moves = jnp.sort(jnp.where(moves < 0, top, moves))  # a list may come in any order
+        return jnp.where(moves == top, -1, moves)
+    (moves,) = jnp.nonzero(game.legal_mask(state), size=game.num_actions, fill_value=-1)
+    return moves.astype(jnp.int32)
 
 
-def _fns(game: Game, depth: int, mode: int, immediate: bool, bounds: jax.Array):
-    """The lockstep search's functions: ``(start, event, frames_n)``; ``start(root, id,
-    root_player)`` makes one lane, ``event(lanes)`` advances a batch of lanes by one event.
+class Search:
+    """The lane program of one compiled maxⁿ search."""
 
-    ``bounds``: float32[2] = (S - (n - 2) L, the most one component can be), the constants
-    of the pruning tests (traced, so other bounds need no new compilation).
-    """
-    num_actions = game.num_actions
-    n = game.num_players
-    frames_n = depth + 1
-    shallow_base, own_max = bounds[0], bounds[1]
-    actions = jnp.arange(num_actions)
+    def __init__(self, game: Game, rule: Rule, frames: int, k: Constants) -> None:
+        self.game, self.rule, self.frames, self.k = game, rule, frames, k
+        self.players = game.num_players
+        self.max_moves = max_moves(game)
+        # a list is written whole when its node becomes current: half the bytes in int16
+        self.move_dtype = jnp.int16 if game.num_actions < 2**15 else jnp.int32
 
-    def open_frame(lane: Lane, t, state, active, legal=None):
-        """Frame ``t`` for ``state`` (``legal``: its legal mask, computed if None), a child
-        of frame ``t - 1``, if ``active``."""
-        f = lane.frames
-        if legal is None:
-            legal = game.legal_mask(state)
-        up = jnp.maximum(t - 1, 0)
-        mover = game.player(state).astype(jnp.int32)
-        parent_mover = f.mover[up]
-        threshold = jnp.float32(jnp.inf)
-        if mode == _SHALLOW:
-            # the parent's bound: only a parent whose mover differs, and that holds a child
-            held = (f.best_move[up] >= 0) & (parent_mover != mover)
-            beta_j = f.best[up, jnp.clip(parent_mover, 0, n - 1)]
-            threshold = jnp.where(held, shallow_base - beta_j, jnp.inf)
-
-        def put(column, value):
-            return _set(column, t, value, active)
-
-        frames = Frames(
-            state=jax.tree.map(put, f.state, state),
-            mover=put(f.mover, mover),
-            moves=put(f.moves, legal),
-            best=put(f.best, jnp.zeros((n,), jnp.float32)),
-            best_move=put(f.best_move, -1),
-            threshold=put(f.threshold, threshold),
-            alpha=put(f.alpha, f.alpha[up]),
-            beta=put(f.beta, f.beta[up]),
-            cut=put(f.cut, False),
-            last=put(f.last, -1),
-            pv=put(f.pv, jnp.full((frames_n,), -1, jnp.int32)),
-        )
-        return lane._replace(frames=frames)
-
-    def give(lane: Lane, t, value, move, child_pv, active):
-        """Report a child's vector ``value`` (reached by ``move``) to frame ``t``."""
-        f = lane.frames
-        mover = jnp.clip(f.mover[t], 0, n - 1)
-        current = f.best[t]
-        first = f.best_move[t] < 0
-        if mode == _PARANOID:
-            r = lane.root_player
-            maximizing = f.mover[t] == r
-            score, held = value[r], current[r]
-            better = jnp.where(maximizing, score > held, score < held)
-        else:
-            better = value[mover] > current[mover]  # strictly: ties keep the lower action
-        improves = active & (first | better)
-        best = jnp.where(improves, value, current)
+    def give(self, fr: Frame, value, move, child_pv, active, root_player) -> Frame:
+        """Report a child's vector ``value`` (reached by ``move``) to ``fr``."""
+        first = fr.best_move < 0
+        improves = active & (first | self.rule.prefers(fr, value, root_player))
         line = jnp.concatenate([move[None], child_pv[:-1]])
-        frames = f._replace(
-            best=_set(f.best, t, best, improves),
-            best_move=_set(f.best_move, t, move, improves),
-            pv=_set(f.pv, t, line, improves),
+        out = fr._replace(
+            best=jnp.where(improves, value, fr.best),
+            best_move=jnp.where(improves, move, fr.best_move),
+            pv=jnp.where(improves, line, fr.pv),
         )
-        if mode == _SHALLOW:
-            own = best[mover]
-            cut = own >= f.threshold[t]
-            if immediate:
-                cut = cut | (own >= own_max)
-            frames = frames._replace(cut=_set(frames.cut, t, cut, active))
-        elif mode == _PARANOID:
-            score = best[lane.root_player]
-            alpha = jnp.where(maximizing, jnp.maximum(f.alpha[t], score), f.alpha[t])
-            beta = jnp.where(maximizing, f.beta[t], jnp.minimum(f.beta[t], score))
-            frames = frames._replace(
-                alpha=_set(frames.alpha, t, alpha, active),
-                beta=_set(frames.beta, t, beta, active),
-                cut=_set(frames.cut, t, alpha >= beta, active),
-            )
-        return lane._replace(frames=frames)
+        settled = self.rule.settle(out, root_player, self.k)
+        return jax.tree.map(lambda a, b: jnp.where(active, a, b), settled, out)
 
-    def plan(lane: Lane) -> tuple[jax.Array, Any, jax.Array, jax.Array]:
-        """The next event's move and child: (move, child, is_leaf, push)."""
-        f = lane.frames
+    def pop(self, lane: Lane) -> tuple[Lane, Frame]:
+        """A current frame with no move left (or cut) reports to its parent and leaves the
+        stack; returns the lane and its current frame after that."""
         sp = lane.sp
-        row = f.moves[sp]  # [A]
-        expand = ~lane.done & jnp.any(row) & ~f.cut[sp]
-        move = jnp.argmax(row).astype(jnp.int32)  # moves in action order
-        child = game.step(jax.tree.map(lambda x: x[sp], f.state), move)
-        is_leaf = game.terminal(child) | (sp + 1 >= depth)
-        return move, child, is_leaf, expand & ~is_leaf
-
-    def advance(lane: Lane, move, child, is_leaf, legal) -> Lane:
-        """One event: expand the next child of the current frame, or return the frame.
-
-        ``legal``: the child's legal mask when it is pushed (computed for the whole batch
-        only when some lane pushes: leaves, most events, need none).
-        """
-        f = lane.frames
-        sp = lane.sp
-        live = ~lane.done
-        row = f.moves[sp]  # [A]
-        more = jnp.any(row)
-        expand = live & more & ~f.cut[sp]
-        finish = live & ~expand
-        settle = expand & is_leaf
-        push = expand & ~is_leaf
         up = jnp.maximum(sp - 1, 0)
+        cur = _unpack(lane.rows[sp], self.players)
+        par = _unpack(lane.rows[up], self.players)
+        more = (cur.count < 0) | (cur.cursor < cur.count)
+        finish = ~lane.done & (~more | cur.cut)
+        report = finish & (sp > 0)
+        reported = self.give(par, cur.best, par.last, cur.pv, report, lane.root_player)
         lane = lane._replace(
-            frames=f._replace(
-                moves=_set(f.moves, sp, row & (actions != move), expand),
-                last=_set(f.last, sp, move, expand),
-            ),
-            nodes=lane.nodes + expand.astype(jnp.int32),
-            leaves=lane.leaves + settle.astype(jnp.int32),
+            rows=_write(lane.rows, up, _pack(reported), report),
+            sp=jnp.where(finish, up, sp),
+            done=lane.done | (finish & (sp == 0)),
             cutoffs=lane.cutoffs + (finish & more).astype(jnp.int32),
         )
-        # one report: a settled leaf to this frame, or this finished frame to its parent
-        f = lane.frames
-        lane = give(
-            lane,
-            jnp.where(settle, sp, up),
-            jnp.where(settle, leaf_values(game, child), f.best[sp]),
-            jnp.where(settle, move, f.last[up]),
-            jnp.where(settle, jnp.full((frames_n,), -1, jnp.int32), f.pv[sp]),
-            settle | (finish & (sp > 0)),
+        return lane, jax.tree.map(lambda a, b: jnp.where(finish, a, b), reported, cur)
+
+    def lists(self, lanes: Lane, need: jax.Array) -> jax.Array:
+        """int32[L, M]: the move lists of the current frames of the lanes that ``need`` one
+        (-1 rows elsewhere): one lane at a time while few lanes need one, else all lanes
+        in one batch (see :data:`FEW_LISTS`)."""
+        width = need.shape[0]
+        empty = jnp.full((width, self.max_moves), -1, jnp.int32)
+        generate = jax.vmap(functools.partial(move_list, self.game))
+
+        def some(pick, out):  # the lists of lanes ``pick`` (``width``: none) into ``out``
+            safe = jnp.minimum(pick, width - 1)
+            states = jax.tree.map(lambda x: x[safe, lanes.sp[safe]], lanes.state)
+            return out.at[pick].set(generate(states), mode="drop")
+
+        def one_by_one(need):
+            def one(carry):
+                left, out = carry
+                lane = jnp.argmax(left).astype(jnp.int32)
+                return left.at[lane].set(False), some(lane[None], out)
+
+            return jax.lax.while_loop(lambda c: jnp.any(c[0]), one, (need, empty))[1]
+
+        def all_at_once(need):
+            return some(jnp.where(need, jnp.arange(width), width), empty)
+
+        count = jnp.sum(need, dtype=jnp.int32)
+        few = max(1, width // FEW_LISTS)
+        branch = jnp.where(count == 0, 0, jnp.where(count <= few, 1, 2))
+        return jax.lax.switch(branch, [lambda need: empty, one_by_one, all_at_once], need)
+
+    def expand(self, lane: Lane, cur: Frame, fresh, listed) -> Lane:
+        """Expand the current frame's next move: a leaf's vector reported to the frame,
+        or the child pushed as a new frame (its list made when it becomes current).
+        ``fresh``: the current frame's list was made this event, ``listed`` [M]."""
+        game = self.game
+        sp = lane.sp
+        row = jnp.where(fresh, listed, lane.moves[sp].astype(jnp.int32))
+        cur = cur._replace(count=jnp.where(fresh, jnp.sum(listed >= 0), cur.count))
+        expand = ~lane.done & (cur.cursor < cur.count) & ~cur.cut
+        move = row[jnp.clip(cur.cursor, 0, self.max_moves - 1)]
+        parent = jax.tree.map(lambda x: x[sp], lane.state)
+        child = game.step(parent, jnp.maximum(move, 0))
+        is_leaf = game.terminal(child) | (sp + 1 >= lane.depth)
+        settle = expand & is_leaf
+        push = expand & ~is_leaf
+        here = cur._replace(
+            cursor=cur.cursor + expand.astype(jnp.int32), last=jnp.where(expand, move, cur.last)
         )
-        lane = open_frame(lane, sp + 1, child, push, legal)
+        no_line = jnp.full((self.frames,), -1, jnp.int32)
+        here = self.give(here, leaf_values(game, child), move, no_line, settle, lane.root_player)
+        mover = game.player(child).astype(jnp.int32)
+        threshold, alpha, beta = self.rule.child(here, mover, self.k)
+        opened = Frame(
+            mover=mover,
+            count=jnp.int32(-1),
+            cursor=jnp.int32(0),
+            best_move=jnp.int32(-1),
+            last=jnp.int32(-1),
+            threshold=threshold,
+            alpha=alpha,
+            beta=beta,
+            cut=jnp.bool_(False),
+            best=jnp.zeros((self.players,), jnp.float32),
+            pv=no_line,
+        )
+        rows = _write(lane.rows, sp, _pack(here), expand | fresh)
+        rows = _write(rows, sp + 1, _pack(opened), push)
         return lane._replace(
-            sp=jnp.where(push, sp + 1, jnp.where(finish, up, sp)),
-            done=lane.done | (finish & (sp == 0)),
+            state=_write(lane.state, sp + 1, child, push),
+            rows=rows,
+            moves=_write(lane.moves, sp, row.astype(self.move_dtype), fresh),
+            sp=jnp.where(push, sp + 1, sp),
+            nodes=lane.nodes + expand.astype(jnp.int32),
+            leaves=lane.leaves + settle.astype(jnp.int32),
         )
 
-    def start(root, root_id, root_player) -> Lane:
-        """A lane searching ``root`` (``root_id < 0``: idle)."""
-        frames = Frames(
-            state=jax.tree.map(lambda x: jnp.zeros((frames_n, *x.shape), x.dtype), root),
-            mover=jnp.zeros((frames_n,), jnp.int32),
-            moves=jnp.zeros((frames_n, num_actions), jnp.bool_),
-            best=jnp.zeros((frames_n, n), jnp.float32),
-            best_move=jnp.full((frames_n,), -1, jnp.int32),
-            threshold=jnp.full((frames_n,), jnp.inf, jnp.float32),
-            alpha=jnp.full((frames_n,), -jnp.inf, jnp.float32),
-            beta=jnp.full((frames_n,), jnp.inf, jnp.float32),
-            cut=jnp.zeros((frames_n,), jnp.bool_),
-            last=jnp.full((frames_n,), -1, jnp.int32),
-            pv=jnp.full((frames_n, frames_n), -1, jnp.int32),
+    # ------------------------------------------------------------ the engine's callables
+    def start(self, root, job, iteration, plan: Plan, helper, old, same, shared) -> Lane:
+        """A lane searching ``root`` by ``plan``. maxⁿ shares nothing between lanes, so a
+        helper (``helper`` > 0) searches the same tree in the same order: the engine's
+        helpers are exact here, and no faster."""
+        game, f = self.game, self.frames
+        is_leaf = game.terminal(root) | (plan.depth <= 0)
+        top = Frame(
+            mover=game.player(root).astype(jnp.int32),
+            count=jnp.where(is_leaf, 0, -1).astype(jnp.int32),
+            cursor=jnp.int32(0),
+            best_move=jnp.int32(-1),
+            last=jnp.int32(-1),
+            threshold=jnp.float32(jnp.inf),
+            alpha=jnp.float32(-jnp.inf),
+            beta=jnp.float32(jnp.inf),
+            cut=jnp.bool_(False),
+            best=leaf_values(game, root),  # a leaf root keeps its value
+            pv=jnp.full((f,), -1, jnp.int32),
+        )
+        row = _pack(top)
+        return Lane(
+            state=jax.tree.map(lambda x: jnp.zeros((f, *x.shape), x.dtype).at[0].set(x), root),
+            rows=jnp.zeros((f, row.shape[0]), jnp.float32).at[0].set(row),
+            moves=jnp.full((f, self.max_moves), -1, self.move_dtype),
+            sp=jnp.int32(0),
+            done=job < 0,
+            job=job,
+            iteration=iteration,
+            depth=plan.depth,
+            root_player=plan.root_player,
+            nodes=jnp.int32(1),
+            leaves=is_leaf.astype(jnp.int32),
+            cutoffs=jnp.int32(0),
+        )
+
+    def advance(self, lanes: Lane, shared: Any) -> tuple[Lane, Any]:
+        """One event of every lane: pop a finished frame, make the current frame's list if
+        it has none, expand its next move."""
+        lanes, cur = jax.vmap(self.pop)(lanes)
+        need = ~lanes.done & (cur.count < 0)
+        return jax.vmap(self.expand)(lanes, cur, need, self.lists(lanes, need)), shared
+
+    def outcome(self, lane: Lane) -> Outcome:
+        top = _unpack(lane.rows[0], self.players)
+        return Outcome(top.best, top.best_move, top.pv)
+
+    def program(self) -> engine.LaneProgram:
+        return engine.LaneProgram(
+            start=self.start,
+            advance=self.advance,
+            outcome=self.outcome,
+            iterate=lambda plan, outcome: (jnp.bool_(True), plan),  # one search per job
+            counters=lambda lane: Counters(lane.nodes, lane.leaves, lane.cutoffs),
+            rewidth=lambda shared, width: shared,
+        )
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
+def _run(
+    game: Game,
+    rule: Rule,
+    frames: int,
+    phases: tuple[int, ...],
+    events: int,
+    helpers: bool,
+    mesh: Mesh | None,
+    roots: Any,
+    plans: Plan,
+    constants: Constants,
+) -> engine.Jobs:
+    """Every root settled, on one device or each device its contiguous share."""
+
+    def one_device(roots, plans, constants):
+        program = Search(game, rule, frames, constants).program()
+        outcome_like = Outcome(
+            jnp.zeros((game.num_players,), jnp.float32),
+            jnp.int32(-1),
+            jnp.full((frames,), -1, jnp.int32),
         )
         zero = jnp.int32(0)
-        lane = Lane(frames, zero, root_id < 0, root_id, root_player, jnp.int32(1), zero, zero)
-        lane = open_frame(lane, 0, root, True)  # frame 0 is its own "parent": no bound
-        f = lane.frames
-        is_leaf = game.terminal(root) | (depth <= 0)
-        f = f._replace(
-            threshold=f.threshold.at[0].set(jnp.inf),
-            alpha=f.alpha.at[0].set(-jnp.inf),
-            beta=f.beta.at[0].set(jnp.inf),
-            moves=f.moves.at[0].set(f.moves[0] & ~is_leaf),
-            best=f.best.at[0].set(leaf_values(game, root)),  # a leaf root keeps its value
+        jobs, _ = engine.run(
+            program,
+            roots,
+            plans,
+            outcome_like,
+            Counters(zero, zero, zero),
+            None,
+            phases,
+            events,
+            helpers,
         )
-        return lane._replace(frames=f, leaves=is_leaf.astype(jnp.int32))
+        return jobs
 
-    def event(lanes: Lane) -> Lane:
-        """One event of every lane (``lanes`` batched)."""
-        move, child, is_leaf, push = jax.vmap(plan)(lanes)
-        legal = jax.lax.cond(
-            jnp.any(push),
-            lambda c: jax.vmap(game.legal_mask)(c),
-            lambda c: jnp.zeros((push.shape[0], num_actions), jnp.bool_),
-            child,
-        )
-        return jax.vmap(advance)(lanes, move, child, is_leaf, legal)
-
-    return start, event, frames_n
+    return engine.on_devices(one_device, mesh, (roots, plans), constants)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5))
 def _search(
     game: Game,
+    states: Any,
     depth: int,
-    mode: int,
-    immediate: bool,
-    num_lanes: int,
+    rule: Rule,
+    bounds: tuple[float, float],
+    root_players: Any,
+    lanes: int,
     events: int,
-    roots: Any,
-    root_players: jax.Array,
-    bounds: jax.Array,
-    count: jax.Array,
-) -> Results:
-    """The first ``count`` roots searched by ``num_lanes`` lanes fed from a work queue (the
-    batch is padded to few shapes; the padding is never searched)."""
-    start, event, frames_n = _fns(game, depth, mode, immediate, bounds)
-    n = batch_size(roots)
-    lane_ids = jnp.arange(num_lanes, dtype=jnp.int32)
-    starts = jax.vmap(start)
-
-    def fresh(ids):
-        safe = jnp.clip(ids, 0, n - 1)
-        return starts(jax.tree.map(lambda x: x[safe], roots), ids, root_players[safe])
-
-    lanes = fresh(jnp.where(lane_ids < count, lane_ids, -1))
-    results = Results(
-        value=jnp.zeros((n, game.num_players), jnp.float32),
-        best_move=jnp.full((n,), -1, jnp.int32),
-        pv=jnp.full((n, frames_n), -1, jnp.int32),
-        nodes=jnp.zeros((n,), jnp.int32),
-        leaves=jnp.zeros((n,), jnp.int32),
-        cutoffs=jnp.zeros((n,), jnp.int32),
-    )
-
-    def cond(carry):
-        return jnp.any(carry[0].root >= 0)
-
-    def body(carry):
-        lanes, results, next_root = carry
-        lanes = jax.lax.fori_loop(0, events, lambda _, x: event(x), lanes)
-        finished = lanes.done & (lanes.root >= 0)
-        slot = jnp.where(finished, lanes.root, n)  # out of range: dropped
-        f = lanes.frames
-        results = Results(
-            value=results.value.at[slot].set(f.best[:, 0], mode="drop"),
-            best_move=results.best_move.at[slot].set(f.best_move[:, 0], mode="drop"),
-            pv=results.pv.at[slot].set(f.pv[:, 0], mode="drop"),
-            nodes=results.nodes.at[slot].set(lanes.nodes, mode="drop"),
-            leaves=results.leaves.at[slot].set(lanes.leaves, mode="drop"),
-            cutoffs=results.cutoffs.at[slot].set(lanes.cutoffs, mode="drop"),
+    shrink: int,
+    helpers: bool,
+    pruning: str,
+) -> BatchSearchResult:
+    """``states`` [N] searched as jobs of the lane engine (the batch padded to few shapes,
+    each device its share where there are several; padding is settled at once)."""
+    started = time.perf_counter()
+    n = batch_size(states)
+    if n == 0:
+        raise GameError(f"{pruning}: no positions")
+    if lanes < 1 or events < 1 or shrink < 0:
+        raise GameError(
+            f"{pruning}: lanes and events must be >= 1 and shrink >= 0, got "
+            f"{lanes}, {events}, {shrink}"
         )
-        rank = jnp.cumsum(finished.astype(jnp.int32)) - 1
-        ids = next_root + rank
-        ids = jnp.where(finished & (ids < count), ids, -1)
-        new = fresh(ids)
+    depth = needed_depth(game, states, depth)
+    if root_players is None:
+        root_players = jax.vmap(game.player)(jax.tree.map(jnp.asarray, states))
+    devices = jax.local_device_count()
+    mesh = local_mesh() if devices > 1 and n >= devices else None
+    size = 1 << (n - 1).bit_length()
+    if mesh is not None:
+        size = shard_multiple(size, mesh)
+    share = size // (devices if mesh is not None else 1)
+    num_lanes = max(1, min(share, lanes)) if not helpers else lanes
+    phases = engine.lane_phases(num_lanes, shrink) if not helpers else (num_lanes,)
+    roots = jax.tree.map(jnp.asarray, pad_to(to_numpy(states), size))
+    plans = Plan(
+        depth=jnp.asarray(np.where(np.arange(size) < n, depth, 0), jnp.int32),
+        root_player=jnp.asarray(np.pad(np.asarray(root_players, np.int32), (0, size - n))),
+    )
+    if mesh is not None:
+        roots, plans = shard_batch((roots, plans), mesh)
+    low, total = bounds
+    players = game.num_players
 
-        def pick(a, b):
-            return jnp.where(finished.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)
+    def others(count: int) -> float:  # count * L, with no other player counting 0 (L = -inf)
+        return count * low if count > 0 else 0.0
 
-        lanes = jax.tree.map(pick, new, lanes)
-        return lanes, results, next_root + jnp.sum(finished.astype(jnp.int32))
-
-    _, results, _ = jax.lax.while_loop(cond, body, (lanes, results, jnp.int32(num_lanes)))
-    return results
+    own_max = min(float(game.utility_max), total - others(players - 1))
+    constants = Constants(jnp.float32(total - others(players - 2)), jnp.float32(own_max))
+    args = (game, rule, depth + 1, phases, events, helpers, mesh, roots, plans, constants)
+    compile_start = time.perf_counter()
+    with progress.phase(f"compiling {pruning} maxn of {n:,} positions"):
+        _run.lower(*args).compile()
+    compile_s = time.perf_counter() - compile_start
+    with progress.phase(f"{pruning} maxn of {n:,} positions"):
+        jobs = _run(*args)
+    out = jax.tree.map(lambda x: np.asarray(x)[:n], (jobs.outcome, jobs.counters))
+    outcome, counters = out
+    return BatchSearchResult(
+        value=outcome.value.astype(np.float32),
+        best_action=outcome.best_move.astype(np.int32),
+        pv=outcome.pv[:, :depth].astype(np.int32),
+        nodes=counters.nodes.astype(np.int64),
+        stats={
+            "nodes": int(counters.nodes.sum()),
+            "leaves": int(counters.leaves.sum()),
+            "cutoffs": int(counters.cutoffs.sum()),
+            "leaves_per_root": counters.leaves.astype(np.int64),
+            "cutoffs_per_root": counters.cutoffs.astype(np.int64),
+            "pruning": pruning,
+            "bounds": (low, total),
+            "time_s": time.perf_counter() - started,
+            "compile_s": compile_s,
+            "lanes": num_lanes,
+            "lane_phases": list(phases),
+            "devices": devices if mesh is not None else 1,
+        },
+    )
 
 
 # ---------------------------------------------------------------- options
@@ -411,69 +637,13 @@ def _check(game: Game, depth: int, what: str) -> None:
         raise GameError(f"{what}: depth must be >= 0, got {depth}")
 
 
-def _lanes(
-    game: Game,
-    states: Any,
-    depth: int,
-    mode: int,
-    immediate: bool,
-    bounds: tuple[float, float],
-    root_players: Any,
-    lanes: int,
-    events: int,
-    pruning: str,
-) -> BatchSearchResult:
-    start_time = time.perf_counter()
-    n = batch_size(states)
-    if n == 0:
-        raise GameError(f"{pruning}: no positions")
-    depth = needed_depth(game, states, depth)
-    if root_players is None:
-        root_players = jax.vmap(game.player)(jax.tree.map(jnp.asarray, states))
-    # pad to a power of two (few compiled shapes for the host driver's frontiers and for
-    # bulk chunks); padded roots are never searched
-    size = 1 << (n - 1).bit_length()
-    roots = jax.tree.map(jnp.asarray, pad_to(to_numpy(states), size))
-    root_players = np.pad(np.asarray(root_players, np.int32), (0, size - n))
-    low, total = bounds
+def _rule(game: Game, pruning: str, immediate: bool) -> Rule:
     players = game.num_players
-
-    def others(count: int) -> float:  # count * L, with no other player counting 0 (L = -inf)
-        return count * low if count > 0 else 0.0
-
-    own_max = min(float(game.utility_max), total - others(players - 1))
-    constants = jnp.asarray([total - others(players - 2), own_max], jnp.float32)
-    res = progress.compiled_call(
-        _search,
-        game,
-        int(depth),
-        mode,
-        bool(immediate),
-        min(int(lanes), size),
-        int(events),
-        roots,
-        jnp.asarray(root_players, jnp.int32),
-        constants,
-        jnp.int32(n),
-        what=f"{pruning} maxn of {n:,} positions",
-    )
-    res = jax.tree.map(lambda x: np.asarray(x)[:n], res)
-    return BatchSearchResult(
-        value=res.value.astype(np.float32),
-        best_action=res.best_move.astype(np.int32),
-        pv=res.pv[:, :depth].astype(np.int32),
-        nodes=res.nodes.astype(np.int64),
-        stats={
-            "nodes": int(res.nodes.sum()),
-            "leaves": int(res.leaves.sum()),
-            "cutoffs": int(res.cutoffs.sum()),
-            "leaves_per_root": res.leaves.astype(np.int64),
-            "cutoffs_per_root": res.cutoffs.astype(np.int64),
-            "pruning": pruning,
-            "bounds": (low, total),
-            "time_s": time.perf_counter() - start_time,
-        },
-    )
+    if pruning == "none":
+        return Plain(players)
+    if pruning == "shallow":
+        return Shallow(players, bool(immediate))
+    return Paranoid()
 
 
 # ---------------------------------------------------------------- many roots
@@ -488,8 +658,10 @@ def maxn_batch(
     immediate: bool = True,
     lanes: int = 256,
     events: int = 16,
+    shrink: int = 4,
 ) -> BatchSearchResult:
-    """Depth-limited maxⁿ of many roots at once, one lane per root (see the module docstring).
+    """Depth-limited maxⁿ of many roots at once, each root a job of the lane engine (see
+    the module docstring).
 
     Args:
         game: a deterministic game with any number of players.
@@ -504,26 +676,32 @@ def maxn_batch(
         agree: for two players, whether their evaluations order positions alike (default:
             the game is zero-sum); only then is alpha-beta used.
         immediate: also prune once the mover's component reaches its maximum.
-        lanes: searches run side by side (at most N); events: lane steps between refills.
+        lanes: searches run side by side (per device, at most N); events: lane steps
+            between refills; shrink: once no root waits, the busy lanes move to loops this
+            many times narrower (:func:`~jaxgames.search.lanes.lane_phases`; 0 or 1: never).
+
+    With several local devices and at least as many roots, each device searches its own
+    contiguous share of the roots with its own lanes and queue.
 
     Returns:
         A :class:`BatchSearchResult`; ``stats`` has ``nodes`` (roots and every child
         expanded), ``leaves``, ``cutoffs`` (nodes left with children unsearched), their
-        per-root arrays, ``pruning`` (what ran), ``bounds`` and ``time_s``.
+        per-root arrays, ``pruning`` (what ran), ``bounds``, ``time_s``, ``compile_s`` and
+        what ran (``lanes``, ``lane_phases``, ``devices``).
     """
     _check(game, depth, "maxn")
     pruning = resolve_pruning(game, pruning, agree)
-    mode = {"none": _NONE, "shallow": _SHALLOW, "alphabeta": _PARANOID}[pruning]
-    return _lanes(
+    return _search(
         game,
         states,
         depth,
-        mode,
-        immediate,
+        _rule(game, pruning, immediate),
         pruning_bounds(game, bounds),
         None,
         lanes,
         events,
+        shrink,
+        False,
         pruning,
     )
 
@@ -536,6 +714,7 @@ def paranoid_batch(
     root_players: Any = None,
     lanes: int = 256,
     events: int = 16,
+    shrink: int = 4,
 ) -> BatchSearchResult:
     """Paranoid search of many roots at once: alpha-beta on the root player's component,
     every other player minimising it (Sturtevant and Korf 2000).
@@ -543,6 +722,7 @@ def paranoid_batch(
     Args:
         root_players: int32[N], the player each search is paranoid for (default: each
             root's player to move; the host driver passes its own root's player).
+        lanes, events, shrink: as for :func:`maxn_batch`.
 
     Returns:
         A :class:`BatchSearchResult`; ``value[i]`` is the vector of the leaf root ``i``'s
@@ -550,135 +730,32 @@ def paranoid_batch(
         paranoid value. ``stats`` as for :func:`maxn_batch`.
     """
     _check(game, depth, "paranoid")
-    return _lanes(
+    return _search(
         game,
         states,
         depth,
-        _PARANOID,
-        True,
+        Paranoid(),
         pruning_bounds(game),
         root_players,
         lanes,
         events,
+        shrink,
+        False,
         "paranoid",
     )
 
 
 # ---------------------------------------------------------------- one root
-def _bucket(n: int) -> int:
-    return max(16, 1 << (max(n, 1) - 1).bit_length())
-
-
-def _on_device(fn, states) -> np.ndarray:
-    """A batched kernel on ``states`` padded to a power of two (few compiled shapes)."""
-    n = batch_size(states)
-    return np.asarray(fn(pad_to(states, _bucket(n))))[:n]
-
-
-def _paranoid_backup(game: Game, levels: Any, deepest: np.ndarray, root_player: int):
-    """Back up the top levels by the paranoid rule for ``root_player`` (ties: lowest action)."""
-    from jaxgames.search.minimax import Backup
-
-    kernels = batched(game)
-    depth = len(levels.edges)
-    values: list[np.ndarray] = [None] * (depth + 1)  # type: ignore[list-item]
-    best_edge: list[np.ndarray] = [None] * (depth + 1)  # type: ignore[list-item]
-    values[depth] = deepest
-    best_edge[depth] = np.full(len(deepest), -1, np.int32)
-    for level in range(depth - 1, -1, -1):
-        states, edges = levels.states[level], levels.edges[level]
-        count = batch_size(states)
-        value = _on_device(kernels.leaf_values, states).astype(np.float32)
-        mover = _on_device(kernels.player, states)
-        chosen = np.full(count, -1, np.int32)
-        child = values[level + 1][edges.child]  # [E, P]
-        key = np.where(mover[edges.parent] == root_player, 1.0, -1.0) * child[:, root_player]
-        # per parent: the highest key, the first edge (lowest action) among ties
-        order = np.lexsort((np.arange(len(key)), -key, edges.parent))
-        first = order[np.r_[True, edges.parent[order][1:] != edges.parent[order][:-1]]]
-        chosen[edges.parent[first]] = first
-        has = chosen >= 0
-        value[has] = child[chosen[has]]
-        values[level], best_edge[level] = value, chosen
-    return Backup(values, best_edge)
-
-
-def _host_driver(
-    game: Game,
-    state: Any,
-    depth: int,
-    split: int,
-    pruning: str,
-    search: Any,
-    root_player: int,
-) -> SearchResult:
-    """Top ``split`` plies on the host (no pruning), the frontier by the lanes, backed up."""
-    from jaxgames.search.levels import expand_levels
-    from jaxgames.search.minimax import backup, principal_variation, root_action_values
-
-    start = time.perf_counter()
-    levels = expand_levels(game, stack([to_numpy(state)]), split)
-    frontier = levels.states[-1]
-    plies = len(levels.edges)
-    below = search(frontier, depth - plies)
-    if pruning in ("alphabeta", "paranoid"):
-        back = _paranoid_backup(game, levels, below.value, root_player)
-    else:
-        back = backup(game, levels, deepest=below.value)
-    pv = principal_variation(levels, back, 0)
-    node = 0  # follow the PV to its frontier node, then append that node's own PV
-    for level, edges in enumerate(levels.edges):
-        edge = back.best_edge[level][node]
-        if edge < 0:
-            break
-        node = int(edges.child[edge])
-    else:
-        pv += [int(a) for a in below.pv[node] if a >= 0]
-    top = levels.states[:-1]
-    top_nodes = sum(batch_size(s) for s in top)
-    top_leaves = sum(
-        batch_size(s) - len(np.unique(e.parent)) for s, e in zip(top, levels.edges, strict=True)
-    )
-    stats = dict(below.stats)
-    for key in ("leaves_per_root", "cutoffs_per_root"):
-        stats.pop(key, None)
-    stats.update(
-        {
-            "nodes": int(top_nodes + below.nodes.sum()),
-            "leaves": int(top_leaves + below.stats["leaves"]),
-            "frontier": batch_size(frontier),
-            "mode": "host",
-            "time_s": time.perf_counter() - start,
-        }
-    )
-    return SearchResult(
-        value=np.asarray(back.values[0][0], np.float32),
-        best_action=pv[0] if pv else -1,
-        pv=pv,
-        stats=stats,
-        action_values=root_action_values(game, levels, back, 0),
-    )
-
-
-def _one_root(batch: BatchSearchResult, started: float) -> SearchResult:
-    stats = dict(batch.stats)
-    for key in ("leaves_per_root", "cutoffs_per_root"):
-        stats.pop(key, None)
-    stats.update({"mode": "device", "time_s": time.perf_counter() - started})
-    return SearchResult(
-        value=batch.value[0],
-        best_action=int(batch.best_action[0]),
-        pv=[int(a) for a in batch.pv[0] if a >= 0],
-        stats=stats,
-    )
-
-
 def _mode(mode: str, depth: int, split: int, what: str) -> str:
     if mode not in ("auto", "device", "host"):
         raise GameError(f"{what}: mode must be auto, device or host, got {mode!r}")
     if mode == "auto":  # as measured on a multi-player board game (see maxn)
         mode = "host" if depth >= 3 else "device"
     return "host" if mode == "host" and depth > split else "device"
+
+
+def _root_player(game: Game, state: Any) -> int:
+    return int(np.asarray(game.player(jax.tree.map(jnp.asarray, state))))
 
 
 def maxn(
@@ -699,11 +776,11 @@ def maxn(
 
     Two ways to run it: ``"device"``, one lane of :func:`maxn_batch`; ``"host"``, the top
     ``split`` plies expanded on the host without pruning, their frontier searched by
-    :func:`maxn_batch` (one lane per frontier node, ``depth - split`` plies each), the vectors
-    backed up the top by the maxⁿ rule. ``"auto"``: the host driver from depth 3 (in
-    ``benchmarks/multiplayer.py``, one three-player root of its star-board game at a time on a
-    2-core CPU, the single lane was faster at depth 2 and the host driver at depth 3).
-    The values are the same.
+    :func:`maxn_batch` (one job per frontier node, ``depth - split`` plies each), the vectors
+    backed up the top by the maxⁿ rule (:func:`jaxgames.search.host.host_driver`).
+    ``"auto"``: the host driver from depth 3 (in ``benchmarks/multiplayer.py``, one
+    three-player root of its star-board game at a time on a 2-core CPU, the single lane was
+    faster at depth 2 and the host driver at depth 3). The values are the same.
 
     Args:
         pruning, bounds, agree, immediate, lanes, events: as for :func:`maxn_batch`.
@@ -718,32 +795,36 @@ def maxn(
     options = dict(
         pruning=pruning, bounds=bounds, agree=agree, immediate=immediate, lanes=lanes, events=events
     )
-    if _mode(mode, depth, split, "maxn") == "host":
-        root_player = int(np.asarray(game.player(jax.tree.map(jnp.asarray, state))))
-        if pruning == "alphabeta":  # the frontier searched for the root's player
+    if _mode(mode, depth, split, "maxn") != "host":
+        return one_root(maxn_batch(game, stack([to_numpy(state)]), depth, **options), started)
+    back_up: BackupRule = backup
+    if (
+        pruning == "alphabeta"
+    ):  # the frontier searched, and the top backed up, for the root's player
+        root_player = _root_player(game, state)
+        back_up = paranoid_backup(root_player)
 
-            def search(frontier, plies):
-                players = np.full(batch_size(frontier), root_player, np.int32)
-                return _lanes(
-                    game,
-                    frontier,
-                    plies,
-                    _PARANOID,
-                    immediate,
-                    pruning_bounds(game, bounds),
-                    players,
-                    lanes,
-                    events,
-                    "alphabeta",
-                )
+        def search(frontier: Any, plies: int) -> BatchSearchResult:
+            return _search(
+                game,
+                frontier,
+                plies,
+                Paranoid(),
+                pruning_bounds(game, bounds),
+                np.full(batch_size(frontier), root_player, np.int32),
+                lanes,
+                events,
+                4,
+                False,
+                "alphabeta",
+            )
 
-        else:
+    else:
 
-            def search(frontier, plies):
-                return maxn_batch(game, frontier, plies, **options)
+        def search(frontier: Any, plies: int) -> BatchSearchResult:
+            return maxn_batch(game, frontier, plies, **options)
 
-        return _host_driver(game, state, depth, split, pruning, search, root_player)
-    return _one_root(maxn_batch(game, stack([to_numpy(state)]), depth, **options), started)
+    return host_driver(game, state, depth, split, search, back_up)
 
 
 def paranoid(
@@ -768,18 +849,18 @@ def paranoid(
     """
     _check(game, depth, "paranoid")
     started = time.perf_counter()
-    root_player = int(np.asarray(game.player(jax.tree.map(jnp.asarray, state))))
-    if _mode(mode, depth, split, "paranoid") == "host":
+    if _mode(mode, depth, split, "paranoid") != "host":
+        batch = paranoid_batch(game, stack([to_numpy(state)]), depth, lanes=lanes, events=events)
+        return one_root(batch, started)
+    root_player = _root_player(game, state)
 
-        def search(frontier, plies):
-            players = np.full(batch_size(frontier), root_player, np.int32)
-            return paranoid_batch(
-                game, frontier, plies, root_players=players, lanes=lanes, events=events
-            )
+    def search(frontier: Any, plies: int) -> BatchSearchResult:
+        players = np.full(batch_size(frontier), root_player, np.int32)
+        return paranoid_batch(
+            game, frontier, plies, root_players=players, lanes=lanes, events=events
+        )
 
-        return _host_driver(game, state, depth, split, "paranoid", search, root_player)
-    batch = paranoid_batch(game, stack([to_numpy(state)]), depth, lanes=lanes, events=events)
-    return _one_root(batch, started)
+    return host_driver(game, state, depth, split, search, paranoid_backup(root_player))
 
 
 __all__ = [

@@ -5,11 +5,11 @@ Two ways to search one root:
 * ``"device"``: the root is a job of :func:`~.batch.alphabeta_batch` (with ``helpers``,
   every lane of the device searches it, sharing one table, each starting from another
   root move).
-* ``"host"``: a host-side driver expands the top ``split`` plies level by level, ships the
-  whole frontier to the device as one batch of independent searches (``depth - split``
-  plies each, one job per frontier node), and backs their values up the top of the tree
-  with the segment reductions of :mod:`jaxgames.search.minimax`. The top plies are
-  searched without pruning.
+* ``"host"``: the host driver of :mod:`jaxgames.search.host` expands the top ``split``
+  plies level by level, ships the whole frontier to the device as one batch of
+  independent searches (``depth - split`` plies each, one job per frontier node), and
+  backs their values up the top of the tree by the minimax rule (the segment reductions
+  of :mod:`jaxgames.search.minimax`). The top plies are searched without pruning.
 
 ``"auto"`` takes the device search on a CPU, and the host driver from depth 6 on an
 accelerator (its frontier fills the lanes there); ``benchmarks/README.md`` has both
@@ -27,10 +27,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import Game, GameError
-from jaxgames.kernels import batch_size, stack, to_numpy
+from jaxgames.kernels import stack, to_numpy
 from jaxgames.search.alphabeta.batch import _validate, alphabeta_batch
 from jaxgames.search.alphabeta.options import AlphaBetaOptions, ProbCut
-from jaxgames.search.result import SearchResult
+from jaxgames.search.host import host_driver, one_root
+from jaxgames.search.result import BatchSearchResult, SearchResult
 
 
 def alphabeta(
@@ -57,54 +58,14 @@ def alphabeta(
         accelerator = jax.default_backend() != "cpu"
         mode = "host" if accelerator and depth >= 6 and not windowed else "device"
     if mode == "host" and depth > split:
-        return _host_driver(game, state, depth, split, options, **keywords)
-    result = alphabeta_batch(game, stack([to_numpy(state)]), depth, options, **keywords)
-    stats = dict(result.stats)
-    stats["nodes"] = int(result.nodes[0])
-    stats["mode"] = "device"
-    return SearchResult(
-        value=result.value[0],
-        best_action=int(result.best_action[0]),
-        pv=[int(a) for a in result.pv[0] if a >= 0],
-        stats=stats,
-    )
 
+        def frontier(states: Any, plies: int) -> BatchSearchResult:
+            return alphabeta_batch(game, states, plies, options, **keywords)
 
-def _host_driver(game, state, depth, split, options, **keywords) -> SearchResult:
-    from jaxgames.search.levels import expand_levels
-    from jaxgames.search.minimax import backup, principal_variation, root_action_values
-
-    start = time.perf_counter()
-    levels = expand_levels(game, stack([to_numpy(state)]), split)
-    frontier = levels.states[-1]
-    plies = len(levels.edges)
-    below = alphabeta_batch(game, frontier, depth - plies, options, **keywords)
-    back = backup(game, levels, deepest=below.value)
-    pv = principal_variation(levels, back, 0)
-    node = 0  # follow the PV to its frontier node, then append that node's own PV
-    for level, edges in enumerate(levels.edges):
-        edge = back.best_edge[level][node]
-        if edge < 0:
-            break
-        node = int(edges.child[edge])
-    else:
-        pv += [int(a) for a in below.pv[node] if a >= 0]
-    top_nodes = sum(batch_size(s) for s in levels.states[:-1])
-    stats = dict(below.stats)
-    stats.update(
-        {
-            "nodes": int(top_nodes + below.nodes.sum()),
-            "frontier": batch_size(frontier),
-            "mode": "host",
-            "time_s": time.perf_counter() - start,
-        }
-    )
-    return SearchResult(
-        value=back.values[0][0],
-        best_action=pv[0] if pv else -1,
-        pv=pv,
-        stats=stats,
-        action_values=root_action_values(game, levels, back, 0),
+        return host_driver(game, state, depth, split, frontier)  # the minimax rule on top
+    started = time.perf_counter()
+    return one_root(
+        alphabeta_batch(game, stack([to_numpy(state)]), depth, options, **keywords), started
     )
 
 
