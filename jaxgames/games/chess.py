@@ -74,7 +74,7 @@ captures and promotions, the moves quiescence search plays past the horizon;
 :meth:`Chess.move_scores` and :meth:`Chess.noisy_moves` say the same of the moves of a
 compact list, computed for those moves only, and :meth:`Chess.in_check` reads the check
 flag kept in the state. The horizon
-effect they cure (``tests/test_chess.py``): in ``4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1`` a
+effect they cure (``tests/games/test_chess.py``): in ``4k3/8/4p3/3p4/8/8/8/3QK3 w - - 0 1`` a
 one-ply alpha-beta search plays Qxd5 and scores a won pawn, because the recapture exd5,
 which loses the queen, lies beyond its horizon; with ``quiescence=4`` the captures are
 played out, Qxd5 is refuted and another move is chosen, at a lower (correct) value.

@@ -32,7 +32,7 @@ leaves grow by the asymptotic branching factor ``(1 + sqrt(4b - 3)) / 2``
 grandchild. With three players that is wrong: if the root (player 1) holds 5 and, two levels
 down, player 3 finds a value that leaves player 1 at most 4, that subtree's value can still
 change what player 2 picks at the node in between, and thereby what reaches the root
-(``tests/test_maxn.py`` has two trees that differ only below such a cut and back up different
+(``tests/search/test_maxn.py`` has two trees that differ only below such a cut and back up different
 root values). Only the parent's bound is used here.
 
 **Paranoid search** (Sturtevant and Korf 2000): the root player ``r`` assumes every other

@@ -225,7 +225,7 @@ def test_two_devices_each_search_their_share_exactly():
     env = dict(
         os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=2"
     )
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/: forest.py
     proc = subprocess.run(
         [sys.executable, "-c", ON_TWO_DEVICES, here],
         env=env,

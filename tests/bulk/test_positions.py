@@ -17,7 +17,7 @@ from backgammon_reference import from_position_id
 from conftest import REFERENCE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_othello import Ref as OthelloRef
+from othello_reference import Ref as OthelloRef
 
 import jaxgames
 from jaxgames.game import GameError

@@ -10,7 +10,7 @@ import pytest
 
 from jaxgames.cli import main
 
-README = pathlib.Path(__file__).parent.parent / "README.md"
+README = pathlib.Path(__file__).parents[2] / "README.md"
 TEXT = README.read_text()
 
 # Command lines the suite does not run, each with the reason (everything else is run): the
@@ -20,9 +20,9 @@ NOT_RUN = {
     'python -c "import jax; print(jax.devices())"': "only says which devices JAX sees",
     "jaxgames rollout connect4 --playouts 100000": "the GPU section: a GPU's rollout",
     "jaxgames bench": "the whole suite takes 22 minutes; `bench --quick` runs here",
-    "export ": "the two-process example: tests/test_sharding.py runs it",
-    "JAX_PROCESS_ID=": "the two-process example: tests/test_sharding.py runs it",
-    "wait && cat": "the two-process example: tests/test_sharding.py runs it",
+    "export ": "the two-process example: tests/kernels/test_sharding.py runs it",
+    "JAX_PROCESS_ID=": "the two-process example: tests/kernels/test_sharding.py runs it",
+    "wait && cat": "the two-process example: tests/kernels/test_sharding.py runs it",
     "XLA_FLAGS=": "four fake devices must be set before JAX starts: test_sharding.py runs it",
     "python3 -m venv": "the quick start: what CI itself runs",
     ". .venv/bin/activate": "the quick start: what CI itself runs",
