@@ -203,8 +203,8 @@ def test_helpers_keep_alphabeta_and_maxn_exact():
 # ---------------------------------------------------------------- two devices
 ON_TWO_DEVICES = textwrap.dedent(
     """
-    import json, sys
-    sys.path.insert(0, sys.argv[1])
+    import json, os, sys
+    sys.path[:0] = [sys.argv[1], os.path.dirname(sys.argv[1])]  # this file, tests/ (forest)
     import jax
     from test_lanes import COUNT, DEPTH, Trees, forest, roots
     from jaxgames.search import alphabeta_batch, maxn_batch
@@ -225,7 +225,7 @@ def test_two_devices_each_search_their_share_exactly():
     env = dict(
         os.environ, JAX_PLATFORMS="cpu", XLA_FLAGS="--xla_force_host_platform_device_count=2"
     )
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/: forest.py
+    here = os.path.dirname(os.path.abspath(__file__))
     proc = subprocess.run(
         [sys.executable, "-c", ON_TWO_DEVICES, here],
         env=env,
