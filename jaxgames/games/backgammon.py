@@ -56,6 +56,19 @@ number of legal actions of any position is at most 23751; the largest found in r
 constructed positions is 2,226 (1-1 with single checkers on 15 points), and random
 games rarely see more than a few hundred.
 
+Compact move lists (the MoveLists capability, :meth:`Backgammon.legal_moves`): no position has
+more than ``max_moves = 3060`` legal plays, so a search holds a list of 3,060 moves per node,
+not 23,751 slots. Proof: a play gives each of the mover's checkers a number of steps (dice
+used), and the position it leads to follows from those numbers alone (a hit happens on every
+point a checker lands on that holds a single opposing checker, in any order of the moves).
+So the distinct positions are at most the ways to share the play's ``n <= 4`` steps among the
+checkers, where checkers on the same point are alike: for each point, a partition of its
+share into at most as many parts as it has checkers. With 15 checkers on 15 different points
+that is ``C(15 + 4 - 1, 4) = 3060`` ways for 4 steps; any other spread of the checkers (and
+fewer steps) gives fewer, as counting the ways over every spread of up to 15 checkers shows.
+Non-doubles plays are at most ``15 * 15`` pairs of checkers, 2 * 15 single checkers moving
+both dice and 15 single moves, far fewer.
+
 Random playouts (the Sampling capability, :meth:`Backgammon.sample_actions`): a uniform draw
 from the 23751-wide legal mask costs about 0.1 ms per lane and step on a CPU (building the
 mask and sampling over it). The game therefore also counts the distinct plays of a roll and
@@ -119,6 +132,7 @@ OFF = 0
 _PTS = 26  # indices 0 (off) .. 25 (bar)
 NON_DOUBLES_CODES = 2 * _PTS * _PTS  # 1352
 DOUBLES_CODES = math.comb(29, 4)  # 23751
+MAX_PLAYS = math.comb(15 + 4 - 1, 4)  # 3060: the most legal plays of any position (module doc)
 
 ROLLS: np.ndarray = np.array(
     [(hi, lo) for hi in range(1, 7) for lo in range(1, hi + 1)], dtype=np.int8
@@ -870,6 +884,7 @@ class Backgammon(Game):
     utility_min = -3.0
     utility_max = 3.0
     zero_sum = True
+    max_moves = MAX_PLAYS  # the MoveLists capability: compact lists of legal plays
     max_game_length = 4000
     """Backgammon games have no bound (hits send checkers back). In 32,768 uniformly random
     games from the start: 192 steps on average (a step is a roll or a play), 99.9% under
@@ -928,6 +943,32 @@ class Backgammon(Game):
         chance = jnp.arange(DOUBLES_CODES) < len(ROLLS)
         mask = jnp.where(hi == 0, chance, jnp.where(hi == lo, dd, nd))
         return mask & ~self.terminal(state)
+
+    def legal_moves(self, state: BackgammonState) -> jax.Array:
+        """int32[3060]: the legal actions (:meth:`legal_mask`'s, in increasing order), then
+        ``-1`` (the MoveLists capability; see the module doc for the bound).
+
+        One state's list is made by the one branch its dice need (``lax.switch``): the
+        2 x 26 x 26 non-doubles grid (five rolls in six), the 23751 doubles codes, or the 21
+        rolls. Vectorized over a batch, every branch runs for every state: a search that
+        makes lists calls it one state at a time."""
+        hi, lo = _i32(state.dice[0]), _i32(state.dice[1])
+
+        def listed(mask):
+            # the positions of the set entries, by a running count: cheaper than nonzero
+            at = jnp.cumsum(mask, dtype=jnp.int32) - 1
+            where = jnp.where(mask, at, MAX_PLAYS)
+            codes = jnp.arange(mask.shape[0], dtype=jnp.int32)
+            return jnp.full((MAX_PLAYS,), -1, jnp.int32).at[where].set(codes, mode="drop")
+
+        branches = [
+            lambda: jnp.full((MAX_PLAYS,), -1, jnp.int32),  # a finished game
+            lambda: listed(jnp.arange(len(ROLLS) + 1) < len(ROLLS)),  # the rolls
+            lambda: listed(_non_doubles_mask(state.own, state.opp, hi, lo).reshape(-1)),
+            lambda: listed(_doubles_mask(state.own, state.opp, hi)),
+        ]
+        which = jnp.where(hi == 0, 1, jnp.where(hi == lo, 3, 2))
+        return jax.lax.switch(jnp.where(self.terminal(state), 0, which), branches)
 
     def num_plays(self, state: BackgammonState) -> jax.Array:
         """int32: the number of legal actions (distinct plays at a decision, 21 at a chance
