@@ -11,6 +11,8 @@ import pytest
 from jaxgames import bench
 from jaxgames.cli import main
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GAMES = ("tictactoe", "pig")  # one deterministic game, one with chance: every workload
 ROW_FIELDS = {

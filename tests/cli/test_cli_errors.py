@@ -306,6 +306,7 @@ def test_games_lists_aligned_rows_without_parameter_names(capsys):
 
 
 # ---------------------------------------------------------------- progress
+@pytest.mark.slow
 def test_progress_shows_compiling_on_a_terminal_and_nothing_with_quiet(tmp_path):
     """Under a pseudo-terminal as stderr, evaluate shows its compile phase as such and the
     count; --quiet shows neither; the rows on stdout are the same."""

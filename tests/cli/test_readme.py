@@ -10,6 +10,8 @@ import pytest
 
 from jaxgames.cli import main
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 README = pathlib.Path(__file__).parents[2] / "README.md"
 TEXT = README.read_text()
 

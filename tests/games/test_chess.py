@@ -21,6 +21,8 @@ from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.levels import expand_levels
 from jaxgames.search.perft import perft
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 GAME = jaxgames.make("chess")
 ANY_NOISY = jax.jit(GAME.any_noisy)
 with open(REFERENCE / "chess_perft.csv", encoding="utf-8") as _f:

@@ -491,6 +491,7 @@ def test_alphabeta_equals_minimax():
     assert ab.stats["cutoffs"] > 0
 
 
+@pytest.mark.slow
 def test_exact_endgame_solves_agree_with_brute_force():
     # 48, 49 and 50 plies of random play: 12, 11 and 10 empty squares (fewer after a pass)
     refs = [r for plies in (48, 49, 50) for r in random_positions(4, plies, (plies, plies))]

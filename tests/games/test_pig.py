@@ -85,6 +85,7 @@ def solved_100():
     return value_iteration(jaxgames.make("pig"))
 
 
+@pytest.mark.slow
 def test_goal_100_reproduces_the_published_optimal_win_probability(solved_100):
     game = jaxgames.make("pig")
     assert solved_100.converged and solved_100.residual <= 1e-11
@@ -96,6 +97,7 @@ def test_goal_100_reproduces_the_published_optimal_win_probability(solved_100):
     assert solved_100.value(second)[1] == pytest.approx(solved_100.value(game.init())[0], 1e-12)
 
 
+@pytest.mark.slow
 def test_goal_100_policy_at_41_against_49(solved_100):
     """Own 41, opponent 49: roll until the turn total reaches 22, but roll again at 27."""
     game = jaxgames.make("pig")
@@ -107,6 +109,7 @@ def test_goal_100_policy_at_41_against_49(solved_100):
     assert holds == [22, 23, 24, 25, 26, 28, 29]
 
 
+@pytest.mark.slow
 def test_goal_100_both_holding_at_20(solved_100):
     game = jaxgames.make("pig")
     states = enumerate_states(game)

@@ -19,6 +19,8 @@ import jaxgames
 import jaxgames.search
 from jaxgames import kernels
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 POSITIONS = ["4453", "44", "3246313", "2416615552", "44455554221"]
 DEPTH = 2
 

@@ -32,6 +32,8 @@ from jaxgames.games.tree import AIMA_FIG_5_2, MATEY_NEGAMAX_4PLY
 from jaxgames.search import AlphaBetaOptions, minimax_batch
 from jaxgames.search.alphabeta import DEFAULTS, TUNING, defaults_for
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 # ---------------------------------------------------------------------- option sets
 OFF = {
     "ordering": False,

@@ -6,6 +6,8 @@ import pytest
 import jaxgames
 from jaxgames.search import alphabeta, minimax
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 
 @pytest.mark.parametrize("moves", ["4453", "3246313", "44455554221", "4455"])
 def test_host_driver_and_device_search_give_the_minimax_value(moves):

@@ -10,6 +10,8 @@ from conftest import REFERENCE
 import jaxgames
 from jaxgames.search import distinct_positions, perft, solve
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 PERFT_TABLE = list(csv.DictReader((REFERENCE / "connect4_perft.csv").open()))
 POSITIONS_TABLE = list(csv.DictReader((REFERENCE / "connect4_positions_per_ply.csv").open()))
 

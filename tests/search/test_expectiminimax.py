@@ -10,6 +10,8 @@ import jaxgames
 from jaxgames.game import GameError
 from jaxgames.search import expectiminimax, expectiminimax_batch
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 PRUNINGS = ("none", "alphabeta", "star1", "star2")
 
 

@@ -19,11 +19,14 @@ from typing import Any, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
+import pytest
 from jaxgames.kernels import stack
 
 from jaxgames.game import Game
 from jaxgames.search import alphabeta_batch, maxn_batch
 from jaxgames.search.maxn import Shallow, _search, pruning_bounds
+
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
 
 WIDTH, MAX_NODES, DEPTH = 3, 96, 6
 TOTAL = 10  # three-player leaves: non-negative integers summing to at most TOTAL

@@ -36,6 +36,8 @@ from jaxgames.search import (
     paranoid_batch,
 )
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 TREES = json.loads((REFERENCE / "textbook_trees.json").read_text())
 N = 3  # players of the random trees
 TOTAL = 10  # their leaves: N non-negative integers summing to at most TOTAL

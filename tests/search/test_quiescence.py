@@ -11,6 +11,8 @@ from nim import Nim
 from jaxgames.game import two_player_utility
 from jaxgames.search import alphabeta_batch, minimax_batch
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 
 def nim_eval(stones: int) -> float:
     """EVAL for the player to move: hopeful unless the heap is a multiple of 4."""

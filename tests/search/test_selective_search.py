@@ -22,6 +22,8 @@ import jaxgames
 from jaxgames.game import Game, GameError
 from jaxgames.search import Singular, alphabeta_batch
 
+pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
+
 BRANCHING, DEPTH, TREES = 3, 5, 64
 NODES = sum(BRANCHING**k for k in range(DEPTH + 1))  # node ids: root 0, child id*b + a + 1
 
