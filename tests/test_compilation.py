@@ -19,6 +19,8 @@ from jaxgames import compilation
 PROBE = """
 import json, jax
 from jaxgames.compilation import use_persistent_cache
+
+pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
 {before}
 path = use_persistent_cache()
 again = use_persistent_cache()

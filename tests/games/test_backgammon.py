@@ -28,6 +28,8 @@ from jaxgames import CHANCE, GameError
 from jaxgames.capabilities import Hashing, Sampling
 from jaxgames.games import backgammon as bgm
 
+pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
+
 GAME = jaxgames.make("backgammon")
 OPENING = json.loads((REFERENCE / "backgammon_opening.json").read_text())
 GNUBG = json.loads((REFERENCE / "gnubg_backgammon.json").read_text())

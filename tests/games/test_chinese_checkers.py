@@ -23,6 +23,8 @@ import jaxgames
 from jaxgames import GameError
 from jaxgames.search import maxn_batch, minimax_batch
 
+pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
+
 CORNERS = ("N", "NE", "SE", "S", "SW", "NW")
 SEATS = {2: ("N", "S"), 3: ("N", "SE", "SW"), 4: ("N", "NE", "S", "SW"), 6: CORNERS}
 OPPOSITE = {"N": "S", "S": "N", "NE": "SW", "SW": "NE", "SE": "NW", "NW": "SE"}

@@ -13,6 +13,8 @@ import jaxgames
 from jaxgames import search
 from jaxgames.search import minimax
 
+pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
+
 TREES = json.loads((REFERENCE / "textbook_trees.json").read_text())
 
 
