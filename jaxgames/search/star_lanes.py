@@ -216,15 +216,17 @@ def _select(mask: jax.Array, new: Any, old: Any) -> Any:
 
 
 def _chance_value(f: Frame) -> jax.Array:
-    """A chance frame's fail-soft value: ``sum p lo`` once all is known, or the bound that
-    cleared the window (at least beta on a fail high, at most alpha on a fail low)."""
-    p_lo = f.prob @ f.lo
-    p_hi = f.prob @ f.hi
-    high = (f.cut == 1) | (p_lo >= f.beta)
-    low = (f.cut == 2) | (p_hi <= f.alpha)
-    return jnp.where(
-        high, jnp.maximum(p_lo, f.beta), jnp.where(low, jnp.minimum(p_hi, f.alpha), p_lo)
-    )
+    """A chance frame's fail-soft value (:func:`_fail_soft`)."""
+    return _fail_soft(f.prob @ f.lo, f.prob @ f.hi, f.alpha, f.beta, f.cut)
+
+
+def _fail_soft(p_lo, p_hi, alpha, beta, cut) -> jax.Array:
+    """A chance node's fail-soft value from ``sum p lo`` and ``sum p hi``: ``sum p lo``
+    once all is known, or the bound that cleared the window (at least beta on a fail high,
+    at most alpha on a fail low)."""
+    high = (cut == 1) | (p_lo >= beta)
+    low = (cut == 2) | (p_hi <= alpha)
+    return jnp.where(high, jnp.maximum(p_lo, beta), jnp.where(low, jnp.minimum(p_hi, alpha), p_lo))
 
 
 class Search:
@@ -384,46 +386,56 @@ class Search:
             ),
         )
 
-    def fold(self, f: Frame, acts, values, avail, first_value, first_reused, active):
+    def fold(self, f: Frame, acts, values, avail, active):
         """Exact leaf values ``values`` [W] of the children ``acts`` [W] (the next ``avail``
-        in list order) folded into the frame one by one, as the one-at-a-time search would:
-        the first one, where ``first_reused``, is Star2's probe answer ``first_value``, and
-        nothing after a cutoff. Returns the frame, how many children it took, and how many
-        of those were searched (a reused answer was not)."""
-        k = self.config.outcomes
-        is_chance = f.kind == CHANCE_KIND
+        in list order) folded into the frame as the one-at-a-time search would: one by one,
+        and nothing after a cutoff. The sequence is computed at once (running maxima,
+        prefix sums), not in W steps. Returns the frame, how many children it took, and
+        ``(sum p lo, sum p hi)`` of a chance frame after them."""
+        w = acts.shape[0]
+        index = jnp.arange(w, dtype=jnp.int32)
+        valid = active & (index < avail)
+        # decision frames: the best value after each child
         maximize = f.kind == MAX
-        best, best_move, lo, hi = f.best, f.best_move, f.lo, f.hi
-        taken = searched = jnp.int32(0)
-        stop = ~active
-        for j in range(acts.shape[0]):
-            take = ~stop & (j < avail)
-            reused = first_reused if j == 0 else jnp.bool_(False)
-            v = jnp.where(reused, first_value, values[j]) if j == 0 else values[j]
-            improves = take & ~is_chance & jnp.where(maximize, v > best, v < best)
-            best = jnp.where(improves, v, best)
-            best_move = jnp.where(improves, acts[j], best_move)
-            r = jnp.clip(acts[j], 0, k - 1)  # a leaf fixes its outcome's bounds
-            lo = lo.at[r].set(jnp.where(take & is_chance, v, lo[r]))
-            hi = hi.at[r].set(jnp.where(take & is_chance, v, hi[r]))
-            taken = taken + take.astype(jnp.int32)
-            searched = searched + (take & ~reused).astype(jnp.int32)
-            cut = jnp.where(
-                is_chance,
-                ((f.prob @ lo >= f.beta) | (f.prob @ hi <= f.alpha)) & self.chance_cuts,
-                jnp.where(maximize, best >= f.beta, best <= f.alpha) & self.decision_cuts,
-            )
-            stop = stop | ~take | cut
-        improved = best_move != f.best_move
+        signed = jnp.where(maximize, values, -values)
+        start = jnp.where(maximize, f.best, -f.best)
+        running = jnp.maximum(jax.lax.cummax(jnp.where(valid, signed, -jnp.inf)), start)
+        best_after = jnp.where(maximize, running, -running)
+        decision_cut = jnp.where(maximize, best_after >= f.beta, best_after <= f.alpha)
+        # chance frames: each child fixes its outcome's bounds; the sums after each child
+        k = self.config.outcomes
+        hit = (acts[:, None] == jnp.arange(k)[None, :]) & valid[:, None]  # [W, K]
+        first = jnp.min(jnp.where(hit, index[:, None], w), axis=0)  # [K]: its child
+        fixed = jnp.sum(jnp.where(hit, values[:, None], 0.0), axis=0)  # [K]
+        after = first[None, :] <= index[:, None]  # [W, K]: fixed by child j
+        lo_after = jnp.where(after, fixed[None, :], f.lo[None, :])
+        hi_after = jnp.where(after, fixed[None, :], f.hi[None, :])
+        sum_lo, sum_hi = lo_after @ f.prob, hi_after @ f.prob  # [W]
+        chance_cut = (sum_lo >= f.beta) | (sum_hi <= f.alpha)
+        is_chance = f.kind == CHANCE_KIND
+        cut = jnp.where(is_chance, chance_cut & self.chance_cuts, decision_cut & self.decision_cuts)
+        stops = valid & (cut | (index == jnp.minimum(avail, w) - 1))
+        taken = jnp.where(jnp.any(stops), jnp.argmax(stops) + 1, 0).astype(jnp.int32)
+        last = jnp.maximum(taken - 1, 0)
+        # the best move: the first child of the best value among those taken, if it beats
+        # the value the frame had
+        among = jnp.where(index < taken, signed, -jnp.inf)
+        better = (taken > 0) & ~is_chance & (jnp.max(among) > start)
+        best_move = jnp.where(better, acts[jnp.argmax(among)], f.best_move)
         line = jnp.full(f.pv.shape, -1, jnp.int32).at[0].set(best_move)
+        some = taken > 0
         frame = f._replace(
-            best=best,
+            best=jnp.where(some & ~is_chance, best_after[last], f.best),
             best_move=best_move,
-            pv=jnp.where(improved, line, f.pv),
-            lo=lo,
-            hi=hi,
+            pv=jnp.where(better, line, f.pv),
+            lo=jnp.where(some & is_chance, lo_after[last], f.lo),
+            hi=jnp.where(some & is_chance, hi_after[last], f.hi),
         )
-        return frame, taken, searched
+        sums = (
+            jnp.where(some, sum_lo[last], f.prob @ f.lo),
+            jnp.where(some, sum_hi[last], f.prob @ f.hi),
+        )
+        return frame, taken, sums
 
     # ------------------------------------------------------------ the lane engine's hooks
     def start(self, root, job, iteration, plan, helper, old, same, shared) -> Lane:
@@ -596,9 +608,9 @@ class Search:
 
         # -- at the edge: up to W leaves at once
         at_edge = expand & edge
-        folded, taken, searched = self.fold(
-            cur, acts, values, cur.count - cur.cursor, pw, reused, at_edge
-        )
+        firsts = values.at[0].set(jnp.where(reused, pw, values[0]))
+        folded, taken, _ = self.fold(cur, acts, firsts, cur.count - cur.cursor, at_edge)
+        searched = taken - (reused & (taken > 0)).astype(jnp.int32)
         # -- elsewhere: one child, settled here or opened as a frame
         single = expand & ~edge
         skip = probing & (c_kind == CHANCE_KIND) & ~terminal  # a chance node has no probe
@@ -613,13 +625,13 @@ class Search:
             lo=jnp.full((k,), config.low, jnp.float32),
             hi=jnp.full((k,), config.high, jnp.float32),
         )
-        fringe_frame, fringe_taken, _ = self.fold(
-            fringe_frame, c_outs, values, jnp.sum(c_prob > 0), pw, jnp.bool_(False), fringed
+        _, fringe_taken, (sum_lo, sum_hi) = self.fold(
+            fringe_frame, c_outs, values, jnp.sum(c_prob > 0), fringed
         )
+        # its value from the same sums that decided where it stopped
+        fringe_value = _fail_soft(sum_lo, sum_hi, c_alpha, c_beta, jnp.int32(0))
         leaf_now = terminal & ~reused
-        settled_value = jnp.where(
-            reused, pw, jnp.where(terminal, self.leaf(child), _chance_value(fringe_frame))
-        )
+        settled_value = jnp.where(reused, pw, jnp.where(terminal, self.leaf(child), fringe_value))
         given = self.give(
             cur, move, settled_value, c_alpha, c_beta, c_kind, leaf_now, no_line, settle
         )
