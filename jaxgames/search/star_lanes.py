@@ -77,6 +77,7 @@ class Config(NamedTuple):
     pruning: int  # PRUNING_CODES
     order: str  # one of ORDERS
     move_dtype: str  # "int16" where every action fits, else "int32"
+    keep_lists: bool  # Star2: the probing pass keeps its lists for the full pass (below)
 
     @property
     def frames(self) -> int:
@@ -104,11 +105,12 @@ class Frame(NamedTuple):
     probed: jax.Array  # bool[K]: Star2 probed outcome r's first move ...
     probe: jax.Array  # float32[K, 3]: ... and got (value, alpha, beta)
     outcomes: jax.Array  # int32[K]: the outcomes of nonzero probability, then -1
+    kept: jax.Array  # int32[K]: the length of outcome r's list kept by the probe (-1: none)
     pv: jax.Array  # int32[F]: the best line from this frame (-1 padded)
 
 
 _INTS = frozenset(
-    ("kind", "best_move", "count", "cursor", "phase", "last", "cut", "outcomes", "pv")
+    ("kind", "best_move", "count", "cursor", "phase", "last", "cut", "outcomes", "kept", "pv")
 )
 _BOOLS = frozenset(("probe_only", "probed"))
 
@@ -117,7 +119,7 @@ def _shapes(config: Config) -> dict[str, tuple[int, ...]]:
     k = config.outcomes
     shapes = dict.fromkeys(Frame._fields, ())
     shapes.update(reuse=(4,), prob=(k,), lo=(k,), hi=(k,), probed=(k,), probe=(k, 3))
-    shapes.update(outcomes=(k,), pv=(config.frames,))
+    shapes.update(outcomes=(k,), kept=(k,), pv=(config.frames,))
     return shapes
 
 
@@ -164,6 +166,7 @@ def empty(config: Config) -> Frame:
         probed=jnp.zeros((k,), jnp.bool_),
         probe=jnp.zeros((k, 3), jnp.float32),
         outcomes=jnp.full((k,), -1, jnp.int32),
+        kept=jnp.full((k,), -1, jnp.int32),
         pv=jnp.full((f,), -1, jnp.int32),
     )
 
@@ -174,6 +177,7 @@ class Lane(NamedTuple):
     state: Any  # [F] states
     rows: jax.Array  # float32[F, R]: each frame packed
     moves: jax.Array  # int16/int32[F, M + W]: decision frames' lists, best first, then -1
+    kept: jax.Array  # int16/int32[K, M] (or [0, 0]): the lists the probing pass made
     sp: jax.Array  # int32[]: the current frame
     pending: jax.Array  # bool[]: the current frame's list is still to be made
     done: jax.Array  # bool[]
@@ -466,6 +470,10 @@ class Search:
             state=state,
             rows=rows,
             moves=jnp.full((f, config.max_moves + config.leaf_batch), -1, config.move_dtype),
+            kept=jnp.zeros(
+                (config.outcomes, config.max_moves) if config.keep_lists else (0, 0),
+                config.move_dtype,
+            ),
             sp=zero,
             pending=(job >= 0) & ~is_leaf & (frame.kind != CHANCE_KIND),
             done=job < 0,
@@ -482,8 +490,14 @@ class Search:
         """The lists of the decision frames opened since the last event, one lane after
         another, for those lanes only: a lockstep pass over every lane would make a list
         per lane and event (move generation is by far a game's dearest function), and one
-        state at a time the game's own branches (``lax.cond``) really branch."""
+        state at a time the game's own branches (``lax.cond``) really branch.
+
+        With ``keep_lists`` (Star2), the lists that the probing pass of a chance frame just
+        above the horizon's edge makes for its decision children are kept (one such frame
+        is open per lane at a time), and its full pass, opening the same nodes again,
+        copies them instead of making them twice."""
         config = self.config
+        k = config.outcomes
         width = lanes.sp.shape[0]
         (which,) = jnp.nonzero(lanes.pending, size=width, fill_value=0)
 
@@ -491,9 +505,31 @@ class Search:
             i = which[j]
             sp = lanes.sp[i]
             state = jax.tree.map(lambda x: x[i, sp], lanes.state)
-            moves, count = self.moves(state)
-            row = lanes.rows[i, sp]
-            frame = unpack(row, config)
+            frame = unpack(lanes.rows[i, sp], config)
+            if not config.keep_lists:
+                moves, count = self.moves(state)
+            else:
+                up = jnp.maximum(sp - 1, 0)
+                parent = unpack(lanes.rows[i, up], config)
+                r = jnp.clip(parent.last, 0, k - 1)
+                level = (sp == config.depth - 1) & (parent.kind == CHANCE_KIND)
+                again = level & (parent.phase == 1) & (parent.kept[r] >= 0)
+                moves, count = jax.lax.cond(
+                    again,
+                    lambda: (lanes.kept[i, r].astype(jnp.int32), parent.kept[r]),
+                    lambda: self.moves(state),
+                )
+                keep = level & (parent.phase == 0)
+                parent = parent._replace(kept=parent.kept.at[r].set(count))
+                frames, outcomes = lanes.rows.shape[1], lanes.kept.shape[1]
+                lanes = lanes._replace(  # out-of-range rows are dropped: no write
+                    rows=lanes.rows.at[i, jnp.where(keep, up, frames)].set(
+                        pack(parent), mode="drop"
+                    ),
+                    kept=lanes.kept.at[i, jnp.where(keep, r, outcomes)].set(
+                        moves.astype(lanes.kept.dtype), mode="drop"
+                    ),
+                )
             count = jnp.where(frame.probe_only, jnp.minimum(count, 1), count)
             frame = frame._replace(count=count)
             return lanes._replace(
@@ -726,6 +762,7 @@ def make_config(game: Game, depth: int, pruning: str, order: str, leaf_batch: in
         pruning=PRUNING_CODES[pruning],
         order=order,
         move_dtype="int16" if game.num_actions < 2**15 else "int32",
+        keep_lists=pruning == "star2" and k > 1 and depth >= 2,
     )
 
 
