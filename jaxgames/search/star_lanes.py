@@ -460,7 +460,12 @@ class Search:
         is_leaf = self.game.terminal(root) | (depth <= 0)
         frame = frame._replace(
             kind=jnp.where(is_leaf, MAX, frame.kind),
-            best=jnp.where(is_leaf, self.leaf(root), frame.best),
+            # a root searched deeper is a leaf only when the game is over: UTILITY alone
+            best=jnp.where(
+                is_leaf,
+                self.leaf(root) if depth <= 0 else self.game.utility(root)[0],
+                frame.best,
+            ),
             count=jnp.where(is_leaf, 0, frame.count),
         )
         rows = jnp.broadcast_to(empty_row, (f, empty_row.shape[0])).at[0].set(pack(frame))
@@ -667,7 +672,8 @@ class Search:
         # its value from the same sums that decided where it stopped
         fringe_value = _fail_soft(sum_lo, sum_hi, c_alpha, c_beta, jnp.int32(0))
         leaf_now = terminal & ~reused
-        settled_value = jnp.where(reused, pw, jnp.where(terminal, self.leaf(child), fringe_value))
+        finished = game.utility(child)[0]  # a terminal child (EVAL is not needed)
+        settled_value = jnp.where(reused, pw, jnp.where(terminal, finished, fringe_value))
         given = self.give(
             cur, move, settled_value, c_alpha, c_beta, c_kind, leaf_now, no_line, settle
         )
