@@ -38,7 +38,8 @@ changing any value or count:
 
 Decision moves are tried in the game's ordering (lowest action, or list position, first
 among equals); there is no transposition table, so Star2's second pass opens a probed
-decision node again (its list generated again).
+decision node again: its list is copied from the probe's just above the horizon's edge
+(where most probes are), made again elsewhere.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from jaxgames.search.result import BatchSearchResult
 
 MAX, MIN, CHANCE_KIND = 0, 1, 2
 PRUNING_CODES = {"none": 0, "alphabeta": 1, "star1": 2, "star2": 3}
-ORDERS = ("none", "hint", "lookahead")
+ORDERS = ("none", "hint", "lookahead")  # "none": the list's own order (no hint to follow)
 MIN_LEAF_BATCH = 8  # children settled per event at the horizon's edge, at least
 
 
@@ -121,10 +122,6 @@ def _shapes(config: Config) -> dict[str, tuple[int, ...]]:
     shapes.update(reuse=(4,), prob=(k,), lo=(k,), hi=(k,), probed=(k,), probe=(k, 3))
     shapes.update(outcomes=(k,), kept=(k,), pv=(config.frames,))
     return shapes
-
-
-def row_width(config: Config) -> int:
-    return sum(int(np.prod(s)) for s in _shapes(config).values())
 
 
 def pack(frame: Frame) -> jax.Array:
