@@ -949,9 +949,10 @@ class Backgammon(Game):
         ``-1`` (the MoveLists capability; see the module doc for the bound).
 
         One state's list is made by the one branch its dice need (``lax.switch``): the
-        2 x 26 x 26 non-doubles grid (five rolls in six), the 23751 doubles codes, or the 21
-        rolls. Vectorized over a batch, every branch runs for every state: a search that
-        makes lists calls it one state at a time."""
+        2 x 26 x 26 non-doubles grid (five rolls in six), the doubles plays decoded by rank
+        (as :meth:`sample_actions` draws them, then sorted), or the 21 rolls. Vectorized
+        over a batch, every branch runs for every state: a search that makes lists calls it
+        one state at a time."""
         hi, lo = _i32(state.dice[0]), _i32(state.dice[1])
 
         def listed(mask):
@@ -961,11 +962,35 @@ class Backgammon(Game):
             codes = jnp.arange(mask.shape[0], dtype=jnp.int32)
             return jnp.full((MAX_PLAYS,), -1, jnp.int32).at[where].set(codes, mode="drop")
 
+        def doubles():
+            # the plays counted and decoded by rank (the sampler's dynamic program), in a
+            # batch as small as their number allows: most rolls have tens of plays, and the
+            # 23751-wide mask costs about ten times more
+            tab = jax.lax.optimization_barrier(
+                _doubles_table(state.own[:, None], state.opp[:, None], jnp.clip(hi, 1, 6)[None])
+            )
+            n = tab.n[0]
+
+            def decode(size):
+                def branch():
+                    ranks = jnp.minimum(jnp.arange(size, dtype=jnp.int32), n - 1)
+                    wide = jax.tree.map(lambda x: jnp.broadcast_to(x, (*x.shape[:-1], size)), tab)
+                    here = jnp.arange(size) < n
+                    codes = jnp.sort(jnp.where(here, _doubles_pick(wide, ranks), DOUBLES_CODES))
+                    codes = jnp.where(here, codes, -1).astype(jnp.int32)
+                    return jnp.full((MAX_PLAYS,), -1, jnp.int32).at[:size].set(codes)
+
+                return branch
+
+            sizes = (64, 256, 1024, MAX_PLAYS)
+            bucket = sum((n > size).astype(jnp.int32) for size in sizes[:-1])
+            return jax.lax.switch(bucket, [decode(size) for size in sizes])
+
         branches = [
             lambda: jnp.full((MAX_PLAYS,), -1, jnp.int32),  # a finished game
             lambda: listed(jnp.arange(len(ROLLS) + 1) < len(ROLLS)),  # the rolls
             lambda: listed(_non_doubles_mask(state.own, state.opp, hi, lo).reshape(-1)),
-            lambda: listed(_doubles_mask(state.own, state.opp, hi)),
+            doubles,
         ]
         which = jnp.where(hi == 0, 1, jnp.where(hi == lo, 3, 2))
         return jax.lax.switch(jnp.where(self.terminal(state), 0, which), branches)

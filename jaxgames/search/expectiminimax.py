@@ -39,8 +39,9 @@ number of players.
 Execution (as for alpha-beta): one root with a host-side driver (``mode="host"``: the top of
 the tree lives on the host; every node it opens is expanded on the device in one batch:
 legal moves or outcomes, the children, and their leaf values), or many roots at once on the
-device (:func:`expectiminimax_batch`: Star1/Star2 in lockstep lanes, one search per root,
-or level-by-level expansion with segment backups).
+device (:func:`expectiminimax_batch`: Star1/Star2 in lockstep lanes of the lane engine, one
+search per root, each node's moves a compact list made once; or level-by-level expansion
+with segment backups).
 """
 
 from __future__ import annotations
@@ -427,10 +428,12 @@ def expectiminimax_batch(
             level-by-level expansion with segment backups, no pruning (chance nodes:
             ``segment_sum`` of P(r) * value), for any number of players. ``"auto"``: lanes
             when the game allows pruning, else levels.
-        order: lanes only: ``"hint"`` (the game's ``move_order_scores``), ``"lookahead"``
+        order: lanes only: ``"hint"`` (the game's ordering hint, ``ListOrdering`` or
+            ``MoveOrdering``; the order of its move lists without one), ``"lookahead"``
             (EVAL of every child), or ``"auto"`` (look-ahead when there are at most 64
             actions).
-        lanes, events: lanes only: searches side by side, and events between refills.
+        lanes, events: lanes only: searches side by side (per device, with several local
+            devices and N a multiple of their count), and events between refills.
     """
     if mode == "auto":
         mode = "lanes" if game.num_players == 2 and game.zero_sum else "levels"

@@ -38,7 +38,8 @@ changing any value or count:
 
 Decision moves are tried in the game's ordering (lowest action, or list position, first
 among equals); there is no transposition table, so Star2's second pass opens a probed
-decision node again (its list generated again).
+decision node again: its list is copied from the probe's just above the horizon's edge
+(where most probes are), made again elsewhere.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from jaxgames.search.result import BatchSearchResult
 
 MAX, MIN, CHANCE_KIND = 0, 1, 2
 PRUNING_CODES = {"none": 0, "alphabeta": 1, "star1": 2, "star2": 3}
-ORDERS = ("none", "hint", "lookahead")
+ORDERS = ("none", "hint", "lookahead")  # "none": the list's own order (no hint to follow)
 MIN_LEAF_BATCH = 8  # children settled per event at the horizon's edge, at least
 
 
@@ -77,6 +78,7 @@ class Config(NamedTuple):
     pruning: int  # PRUNING_CODES
     order: str  # one of ORDERS
     move_dtype: str  # "int16" where every action fits, else "int32"
+    keep_lists: bool  # Star2: the probing pass keeps its lists for the full pass (below)
 
     @property
     def frames(self) -> int:
@@ -104,11 +106,12 @@ class Frame(NamedTuple):
     probed: jax.Array  # bool[K]: Star2 probed outcome r's first move ...
     probe: jax.Array  # float32[K, 3]: ... and got (value, alpha, beta)
     outcomes: jax.Array  # int32[K]: the outcomes of nonzero probability, then -1
+    kept: jax.Array  # int32[K]: the length of outcome r's list kept by the probe (-1: none)
     pv: jax.Array  # int32[F]: the best line from this frame (-1 padded)
 
 
 _INTS = frozenset(
-    ("kind", "best_move", "count", "cursor", "phase", "last", "cut", "outcomes", "pv")
+    ("kind", "best_move", "count", "cursor", "phase", "last", "cut", "outcomes", "kept", "pv")
 )
 _BOOLS = frozenset(("probe_only", "probed"))
 
@@ -117,12 +120,8 @@ def _shapes(config: Config) -> dict[str, tuple[int, ...]]:
     k = config.outcomes
     shapes = dict.fromkeys(Frame._fields, ())
     shapes.update(reuse=(4,), prob=(k,), lo=(k,), hi=(k,), probed=(k,), probe=(k, 3))
-    shapes.update(outcomes=(k,), pv=(config.frames,))
+    shapes.update(outcomes=(k,), kept=(k,), pv=(config.frames,))
     return shapes
-
-
-def row_width(config: Config) -> int:
-    return sum(int(np.prod(s)) for s in _shapes(config).values())
 
 
 def pack(frame: Frame) -> jax.Array:
@@ -164,6 +163,7 @@ def empty(config: Config) -> Frame:
         probed=jnp.zeros((k,), jnp.bool_),
         probe=jnp.zeros((k, 3), jnp.float32),
         outcomes=jnp.full((k,), -1, jnp.int32),
+        kept=jnp.full((k,), -1, jnp.int32),
         pv=jnp.full((f,), -1, jnp.int32),
     )
 
@@ -174,6 +174,7 @@ class Lane(NamedTuple):
     state: Any  # [F] states
     rows: jax.Array  # float32[F, R]: each frame packed
     moves: jax.Array  # int16/int32[F, M + W]: decision frames' lists, best first, then -1
+    kept: jax.Array  # int16/int32[K, M] (or [0, 0]): the lists the probing pass made
     sp: jax.Array  # int32[]: the current frame
     pending: jax.Array  # bool[]: the current frame's list is still to be made
     done: jax.Array  # bool[]
@@ -216,15 +217,17 @@ def _select(mask: jax.Array, new: Any, old: Any) -> Any:
 
 
 def _chance_value(f: Frame) -> jax.Array:
-    """A chance frame's fail-soft value: ``sum p lo`` once all is known, or the bound that
-    cleared the window (at least beta on a fail high, at most alpha on a fail low)."""
-    p_lo = f.prob @ f.lo
-    p_hi = f.prob @ f.hi
-    high = (f.cut == 1) | (p_lo >= f.beta)
-    low = (f.cut == 2) | (p_hi <= f.alpha)
-    return jnp.where(
-        high, jnp.maximum(p_lo, f.beta), jnp.where(low, jnp.minimum(p_hi, f.alpha), p_lo)
-    )
+    """A chance frame's fail-soft value (:func:`_fail_soft`)."""
+    return _fail_soft(f.prob @ f.lo, f.prob @ f.hi, f.alpha, f.beta, f.cut)
+
+
+def _fail_soft(p_lo, p_hi, alpha, beta, cut) -> jax.Array:
+    """A chance node's fail-soft value from ``sum p lo`` and ``sum p hi``: ``sum p lo``
+    once all is known, or the bound that cleared the window (at least beta on a fail high,
+    at most alpha on a fail low)."""
+    high = (cut == 1) | (p_lo >= beta)
+    low = (cut == 2) | (p_hi <= alpha)
+    return jnp.where(high, jnp.maximum(p_lo, beta), jnp.where(low, jnp.minimum(p_hi, alpha), p_lo))
 
 
 class Search:
@@ -384,46 +387,56 @@ class Search:
             ),
         )
 
-    def fold(self, f: Frame, acts, values, avail, first_value, first_reused, active):
+    def fold(self, f: Frame, acts, values, avail, active):
         """Exact leaf values ``values`` [W] of the children ``acts`` [W] (the next ``avail``
-        in list order) folded into the frame one by one, as the one-at-a-time search would:
-        the first one, where ``first_reused``, is Star2's probe answer ``first_value``, and
-        nothing after a cutoff. Returns the frame, how many children it took, and how many
-        of those were searched (a reused answer was not)."""
-        k = self.config.outcomes
-        is_chance = f.kind == CHANCE_KIND
+        in list order) folded into the frame as the one-at-a-time search would: one by one,
+        and nothing after a cutoff. The sequence is computed at once (running maxima,
+        prefix sums), not in W steps. Returns the frame, how many children it took, and
+        ``(sum p lo, sum p hi)`` of a chance frame after them."""
+        w = acts.shape[0]
+        index = jnp.arange(w, dtype=jnp.int32)
+        valid = active & (index < avail)
+        # decision frames: the best value after each child
         maximize = f.kind == MAX
-        best, best_move, lo, hi = f.best, f.best_move, f.lo, f.hi
-        taken = searched = jnp.int32(0)
-        stop = ~active
-        for j in range(acts.shape[0]):
-            take = ~stop & (j < avail)
-            reused = first_reused if j == 0 else jnp.bool_(False)
-            v = jnp.where(reused, first_value, values[j]) if j == 0 else values[j]
-            improves = take & ~is_chance & jnp.where(maximize, v > best, v < best)
-            best = jnp.where(improves, v, best)
-            best_move = jnp.where(improves, acts[j], best_move)
-            r = jnp.clip(acts[j], 0, k - 1)  # a leaf fixes its outcome's bounds
-            lo = lo.at[r].set(jnp.where(take & is_chance, v, lo[r]))
-            hi = hi.at[r].set(jnp.where(take & is_chance, v, hi[r]))
-            taken = taken + take.astype(jnp.int32)
-            searched = searched + (take & ~reused).astype(jnp.int32)
-            cut = jnp.where(
-                is_chance,
-                ((f.prob @ lo >= f.beta) | (f.prob @ hi <= f.alpha)) & self.chance_cuts,
-                jnp.where(maximize, best >= f.beta, best <= f.alpha) & self.decision_cuts,
-            )
-            stop = stop | ~take | cut
-        improved = best_move != f.best_move
+        signed = jnp.where(maximize, values, -values)
+        start = jnp.where(maximize, f.best, -f.best)
+        running = jnp.maximum(jax.lax.cummax(jnp.where(valid, signed, -jnp.inf)), start)
+        best_after = jnp.where(maximize, running, -running)
+        decision_cut = jnp.where(maximize, best_after >= f.beta, best_after <= f.alpha)
+        # chance frames: each child fixes its outcome's bounds; the sums after each child
+        k = self.config.outcomes
+        hit = (acts[:, None] == jnp.arange(k)[None, :]) & valid[:, None]  # [W, K]
+        first = jnp.min(jnp.where(hit, index[:, None], w), axis=0)  # [K]: its child
+        fixed = jnp.sum(jnp.where(hit, values[:, None], 0.0), axis=0)  # [K]
+        after = first[None, :] <= index[:, None]  # [W, K]: fixed by child j
+        lo_after = jnp.where(after, fixed[None, :], f.lo[None, :])
+        hi_after = jnp.where(after, fixed[None, :], f.hi[None, :])
+        sum_lo, sum_hi = lo_after @ f.prob, hi_after @ f.prob  # [W]
+        chance_cut = (sum_lo >= f.beta) | (sum_hi <= f.alpha)
+        is_chance = f.kind == CHANCE_KIND
+        cut = jnp.where(is_chance, chance_cut & self.chance_cuts, decision_cut & self.decision_cuts)
+        stops = valid & (cut | (index == jnp.minimum(avail, w) - 1))
+        taken = jnp.where(jnp.any(stops), jnp.argmax(stops) + 1, 0).astype(jnp.int32)
+        last = jnp.maximum(taken - 1, 0)
+        # the best move: the first child of the best value among those taken, if it beats
+        # the value the frame had
+        among = jnp.where(index < taken, signed, -jnp.inf)
+        better = (taken > 0) & ~is_chance & (jnp.max(among) > start)
+        best_move = jnp.where(better, acts[jnp.argmax(among)], f.best_move)
         line = jnp.full(f.pv.shape, -1, jnp.int32).at[0].set(best_move)
+        some = taken > 0
         frame = f._replace(
-            best=best,
+            best=jnp.where(some & ~is_chance, best_after[last], f.best),
             best_move=best_move,
-            pv=jnp.where(improved, line, f.pv),
-            lo=lo,
-            hi=hi,
+            pv=jnp.where(better, line, f.pv),
+            lo=jnp.where(some & is_chance, lo_after[last], f.lo),
+            hi=jnp.where(some & is_chance, hi_after[last], f.hi),
         )
-        return frame, taken, searched
+        sums = (
+            jnp.where(some, sum_lo[last], f.prob @ f.lo),
+            jnp.where(some, sum_hi[last], f.prob @ f.hi),
+        )
+        return frame, taken, sums
 
     # ------------------------------------------------------------ the lane engine's hooks
     def start(self, root, job, iteration, plan, helper, old, same, shared) -> Lane:
@@ -444,7 +457,12 @@ class Search:
         is_leaf = self.game.terminal(root) | (depth <= 0)
         frame = frame._replace(
             kind=jnp.where(is_leaf, MAX, frame.kind),
-            best=jnp.where(is_leaf, self.leaf(root), frame.best),
+            # a root searched deeper is a leaf only when the game is over: UTILITY alone
+            best=jnp.where(
+                is_leaf,
+                self.leaf(root) if depth <= 0 else self.game.utility(root)[0],
+                frame.best,
+            ),
             count=jnp.where(is_leaf, 0, frame.count),
         )
         rows = jnp.broadcast_to(empty_row, (f, empty_row.shape[0])).at[0].set(pack(frame))
@@ -454,6 +472,10 @@ class Search:
             state=state,
             rows=rows,
             moves=jnp.full((f, config.max_moves + config.leaf_batch), -1, config.move_dtype),
+            kept=jnp.zeros(
+                (config.outcomes, config.max_moves) if config.keep_lists else (0, 0),
+                config.move_dtype,
+            ),
             sp=zero,
             pending=(job >= 0) & ~is_leaf & (frame.kind != CHANCE_KIND),
             done=job < 0,
@@ -470,8 +492,14 @@ class Search:
         """The lists of the decision frames opened since the last event, one lane after
         another, for those lanes only: a lockstep pass over every lane would make a list
         per lane and event (move generation is by far a game's dearest function), and one
-        state at a time the game's own branches (``lax.cond``) really branch."""
+        state at a time the game's own branches (``lax.cond``) really branch.
+
+        With ``keep_lists`` (Star2), the lists that the probing pass of a chance frame just
+        above the horizon's edge makes for its decision children are kept (one such frame
+        is open per lane at a time), and its full pass, opening the same nodes again,
+        copies them instead of making them twice."""
         config = self.config
+        k = config.outcomes
         width = lanes.sp.shape[0]
         (which,) = jnp.nonzero(lanes.pending, size=width, fill_value=0)
 
@@ -479,9 +507,31 @@ class Search:
             i = which[j]
             sp = lanes.sp[i]
             state = jax.tree.map(lambda x: x[i, sp], lanes.state)
-            moves, count = self.moves(state)
-            row = lanes.rows[i, sp]
-            frame = unpack(row, config)
+            frame = unpack(lanes.rows[i, sp], config)
+            if not config.keep_lists:
+                moves, count = self.moves(state)
+            else:
+                up = jnp.maximum(sp - 1, 0)
+                parent = unpack(lanes.rows[i, up], config)
+                r = jnp.clip(parent.last, 0, k - 1)
+                level = (sp == config.depth - 1) & (parent.kind == CHANCE_KIND)
+                again = level & (parent.phase == 1) & (parent.kept[r] >= 0)
+                moves, count = jax.lax.cond(
+                    again,
+                    lambda: (lanes.kept[i, r].astype(jnp.int32), parent.kept[r]),
+                    lambda: self.moves(state),
+                )
+                keep = level & (parent.phase == 0)
+                parent = parent._replace(kept=parent.kept.at[r].set(count))
+                frames, outcomes = lanes.rows.shape[1], lanes.kept.shape[1]
+                lanes = lanes._replace(  # out-of-range rows are dropped: no write
+                    rows=lanes.rows.at[i, jnp.where(keep, up, frames)].set(
+                        pack(parent), mode="drop"
+                    ),
+                    kept=lanes.kept.at[i, jnp.where(keep, r, outcomes)].set(
+                        moves.astype(lanes.kept.dtype), mode="drop"
+                    ),
+                )
             count = jnp.where(frame.probe_only, jnp.minimum(count, 1), count)
             frame = frame._replace(count=count)
             return lanes._replace(
@@ -596,9 +646,9 @@ class Search:
 
         # -- at the edge: up to W leaves at once
         at_edge = expand & edge
-        folded, taken, searched = self.fold(
-            cur, acts, values, cur.count - cur.cursor, pw, reused, at_edge
-        )
+        firsts = values.at[0].set(jnp.where(reused, pw, values[0]))
+        folded, taken, _ = self.fold(cur, acts, firsts, cur.count - cur.cursor, at_edge)
+        searched = taken - (reused & (taken > 0)).astype(jnp.int32)
         # -- elsewhere: one child, settled here or opened as a frame
         single = expand & ~edge
         skip = probing & (c_kind == CHANCE_KIND) & ~terminal  # a chance node has no probe
@@ -613,13 +663,14 @@ class Search:
             lo=jnp.full((k,), config.low, jnp.float32),
             hi=jnp.full((k,), config.high, jnp.float32),
         )
-        fringe_frame, fringe_taken, _ = self.fold(
-            fringe_frame, c_outs, values, jnp.sum(c_prob > 0), pw, jnp.bool_(False), fringed
+        _, fringe_taken, (sum_lo, sum_hi) = self.fold(
+            fringe_frame, c_outs, values, jnp.sum(c_prob > 0), fringed
         )
+        # its value from the same sums that decided where it stopped
+        fringe_value = _fail_soft(sum_lo, sum_hi, c_alpha, c_beta, jnp.int32(0))
         leaf_now = terminal & ~reused
-        settled_value = jnp.where(
-            reused, pw, jnp.where(terminal, self.leaf(child), _chance_value(fringe_frame))
-        )
+        finished = game.utility(child)[0]  # a terminal child (EVAL is not needed)
+        settled_value = jnp.where(reused, pw, jnp.where(terminal, finished, fringe_value))
         given = self.give(
             cur, move, settled_value, c_alpha, c_beta, c_kind, leaf_now, no_line, settle
         )
@@ -714,6 +765,7 @@ def make_config(game: Game, depth: int, pruning: str, order: str, leaf_batch: in
         pruning=PRUNING_CODES[pruning],
         order=order,
         move_dtype="int16" if game.num_actions < 2**15 else "int32",
+        keep_lists=pruning == "star2" and k > 1 and depth >= 2,
     )
 
 

@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 from jaxgames.kernels import batched, playouts, stack
 
 import jaxgames
+import jaxgames.search
 from jaxgames import CHANCE, GameError
-from jaxgames.capabilities import Hashing, Sampling
+from jaxgames.capabilities import Hashing, MoveLists, Sampling
 from jaxgames.games import backgammon as bgm
 
 pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
@@ -159,6 +160,50 @@ def test_the_largest_play_count_found():
     opp = [0] * 25 + [15]
     state = state_of(own, opp, (1, 1))
     assert len(GAME.legal_actions(state)) == 2226 == len(ref.legal_plays(own, opp, (1, 1)))
+
+
+def test_move_lists_are_the_legal_actions():
+    """The compact lists (MoveLists): exactly the legal mask's actions in increasing order,
+    then -1, never more than max_moves (C(18, 4) = 3060, above the 2,226 of the largest
+    position found); the 21 rolls at a chance node; nothing once the game is over."""
+    assert isinstance(GAME, MoveLists) and GAME.max_moves == math.comb(18, 4) == 3060
+    step, observe = jitted()
+    lists = jax.jit(GAME.legal_moves)
+    largest = [0] * 26
+    for point in (3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19, 21, 23, 24):
+        largest[point] = 1
+    positions = ref.random_game_positions(seed=4, n=60) + [
+        (e["own"], e["opp"], tuple(e["dice"])) for e in GNUBG["positions"][::10]
+    ]
+    positions.append((largest, [0] * 25 + [15], (1, 1)))
+    states = [state_of(own, opp, dice) for own, opp, dice in positions] + [GAME.init()]
+    last = [14, 1] + [0] * 24  # one checker left, on the 1-point: any roll finishes
+    finish = state_of(last, [0] * 6 + [15] + [0] * 19, (6, 5))
+    states.append(step(finish, jnp.int32(next(iter(plays_of(finish))))))
+    for state in states:
+        legal = np.flatnonzero(np.asarray(observe(state)["legal"]))
+        got = np.asarray(lists(state))
+        assert got.shape == (GAME.max_moves,) and got.dtype == np.int32
+        assert got[: legal.size].tolist() == legal.tolist()
+        assert (got[legal.size :] == -1).all()
+    assert legal.size == 0 and lists(GAME.init())[:22].tolist() == [*range(21), -1]
+
+
+def test_expectiminimax_lanes_give_the_host_drivers_plain_values():
+    """The batched Star2 search (compact lists, doubles decoded by rank, the probes' lists
+    kept for the full pass) at depth 2 on chance and decision roots, doubles among them:
+    each value is plain expectiminimax's, from the host driver's recursion."""
+    entries = GNUBG["positions"][:60:6]
+    decisions = [state_of(e["own"], e["opp"], tuple(e["dice"])) for e in entries[:3]]
+    doubles = next(e for e in GNUBG["positions"] if e["dice"][0] == e["dice"][1])
+    decisions.append(state_of(doubles["own"], doubles["opp"], tuple(doubles["dice"])))
+    chances = [state_of(e["own"], e["opp"]) for e in entries[3:7]]
+    roots = decisions + chances
+    batch = jaxgames.search.expectiminimax_batch(GAME, stack(roots), 2)
+    for state, value in zip(roots, batch.value, strict=True):
+        plain = jaxgames.search.expectiminimax(GAME, state, 2, pruning="none")
+        np.testing.assert_allclose(value, plain.value, atol=1e-5)
+    assert batch.stats["probe_cutoffs"] + batch.stats["chance_cutoffs"] > 0
 
 
 # ---------------------------------------------------------------- legal plays

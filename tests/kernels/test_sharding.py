@@ -187,6 +187,39 @@ def test_alphabeta_searches_each_device_share_and_gives_the_same_values():
         np.testing.assert_allclose(after, one.value[i], atol=1e-6)
 
 
+EXPECTIMINIMAX_ON_FOUR_DEVICES = textwrap.dedent(
+    """
+    import json, sys
+    import jaxgames
+    from jaxgames import kernels, search
+
+    positions = json.loads(sys.argv[1])
+    game = jaxgames.make("pig", goal=10)
+    states = kernels.stack([game.parse(p) for p in positions])
+    result = search.expectiminimax_batch(game, states, 3)
+    print(json.dumps({"devices": result.stats["devices"], "value": result.value.tolist()}))
+    """
+)
+
+
+def test_expectiminimax_lanes_search_each_device_share_and_give_the_plain_values():
+    """Star2 lanes under shard_map (a work queue per device, two roots each): every value
+    is plain expectiminimax's, from the host driver's recursion."""
+    positions = [
+        f"p0={a} p1={b} turn={t} to_move={m}{' rolling' if r else ''}"
+        for a, b, t, m, r in [
+            (0, 0, 0, 0, 0), (7, 3, 2, 1, 0), (8, 9, 0, 0, 1), (5, 5, 4, 1, 1),
+            (9, 0, 0, 1, 0), (2, 8, 3, 0, 1), (6, 6, 0, 0, 0), (1, 9, 5, 1, 0),
+        ]
+    ]  # fmt: skip
+    got = on_four_devices(EXPECTIMINIMAX_ON_FOUR_DEVICES, json.dumps(positions))
+    assert got["devices"] == 4
+    game = jaxgames.make("pig", goal=10)
+    for p, value in zip(positions, got["value"], strict=True):
+        plain = jaxgames.search.expectiminimax(game, game.parse(p), 3, pruning="none")
+        np.testing.assert_allclose(value, plain.value, atol=1e-5)
+
+
 SPLIT = textwrap.dedent(
     """
     import json, sys

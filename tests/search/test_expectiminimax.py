@@ -200,6 +200,41 @@ def test_batched_lanes_equal_one_search_per_root(picks):
         assert batch.value[row, 0] == pytest.approx(brute(LANE_TREES[i], 4), abs=1e-4)
 
 
+def wide_tree(rng, depth, player=0, chance=False):
+    """MAX, chance, MIN, chance, ... with 9 to 14 moves at the decision nodes just above
+    the leaves (more than the lanes settle in one event) and an informed EVAL."""
+    if depth == 0:
+        return int(rng.integers(-9, 10))
+    if chance:
+        weights = rng.random(int(rng.integers(2, 4))) + 0.1
+        probs = [float(w) for w in weights / weights.sum()]
+        node = {"chance": [[p, wide_tree(rng, depth - 1, 1 - player)] for p in probs]}
+    else:
+        width = int(rng.integers(9, 15)) if depth == 1 else int(rng.integers(2, 4))
+        node = {
+            "children": [wide_tree(rng, depth - 1, player, True) for _ in range(width)],
+            "player": player,
+        }
+    node["eval"] = float(np.clip(brute(node) + rng.integers(-3, 4) / 4, -9, 9))
+    return node
+
+
+def test_wide_nodes_and_narrowing_lanes_keep_the_plain_values():
+    """Decision nodes at the horizon with more moves than an event settles (cut anywhere in
+    the batch, or not at all), and 128 lanes that narrow to 32 and 8 as roots finish."""
+    rng = np.random.default_rng(5)
+    trees = [wide_tree(rng, 3 + i % 2) for i in range(16)]
+    game, roots = forest(trees)
+    want = np.array([brute(tree, 3) for tree in trees])
+    picks = np.arange(128) % len(trees)
+    batch = expectiminimax_batch(game, stack([roots[i] for i in picks]), 3, lanes=128)
+    assert batch.stats["lane_phases"] == [128, 32, 8]
+    np.testing.assert_allclose(batch.value[:, 0], want[picks], atol=1e-4)
+    one = expectiminimax_batch(game, stack(roots), 3, pruning="star1", lanes=8)
+    np.testing.assert_allclose(one.value[:, 0], want, atol=1e-4)
+    assert one.stats["cutoffs"] > 0 and one.stats["chance_cutoffs"] > 0
+
+
 def test_one_root_on_the_device_equals_the_host_driver():
     game, roots = forest(LANE_TREES)
     for i in (0, 1, 5):
