@@ -15,12 +15,12 @@ import pytest
 import jaxgames
 from jaxgames import compilation
 
+pytestmark = pytest.mark.slow  # many fresh interpreters: outside the fast subset
+
 # Set in a subprocess, prints what use_persistent_cache() returned and JAX's settings after.
 PROBE = """
 import json, jax
 from jaxgames.compilation import use_persistent_cache
-
-pytestmark = pytest.mark.slow  # compiles many programs: outside the fast subset
 {before}
 path = use_persistent_cache()
 again = use_persistent_cache()
