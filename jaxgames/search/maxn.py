@@ -104,9 +104,8 @@ A list costs the game's move generation, the dearest part of an event for most g
 few lanes need one per event (one per node opened: about one lane in the branching factor).
 A vmapped generation costs about the lanes it is given (its loops run until the slowest
 lane is done), so generating for every lane whenever any needed a list paid for the whole
-width almost every event: maxⁿ of Chinese checkers (3 players, standard board, depth 2, on
-a 2-core CPU) ran 6x faster so at 64 lanes and 9x at 256. Where most lanes need one (small
-branching factors), one batch costs less than as many rounds."""
+width almost every event (benchmarks/README.md has the measurement). Where most lanes
+need one (small branching factors), one batch costs less than as many rounds."""
 
 
 # ---------------------------------------------------------------- frames

@@ -22,6 +22,7 @@ from jaxgames.capabilities import (
     ValueBounds,
 )
 from jaxgames.game import Game, GameError
+from jaxgames.tuning import ALPHABETA as TUNING
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,23 +176,6 @@ DEFAULTS: dict[str, Any] = {
     "singular": None,
 }
 """The search's own defaults, where neither the caller nor :data:`TUNING` says otherwise."""
-
-TUNING: dict[str, dict[str, Any]] = {
-    # benchmarks/alphabeta.py on a 2-core CPU (benchmarks/README.md, "Alpha-beta"): the
-    # game's own ordering (wins, blocks, threats) searches fewer nodes alone than with
-    # killers, history or iterative deepening; a node above the horizon is cheapest settled
-    # at once (7 moves, all legal); the table pays from depth 8; 128 lanes a device
-    "connect4": {
-        "killers": False,
-        "history": False,
-        "iterative_deepening": False,
-        "last_ply": True,
-        "tt_min_depth": 8,
-        "lanes": 128,
-    },
-}
-"""Per-game defaults of the search, measured: the machine and benchmark each came from are
-in the comment above its entry. Rules files hold rules; how to search them is kept here."""
 
 
 class Config(NamedTuple):

@@ -1,0 +1,21 @@
+"""Per-game search defaults, measured (kept out of the game-agnostic search layer, which
+reads them by game name: rules files hold rules, searches hold no game names)."""
+
+from typing import Any
+
+ALPHABETA: dict[str, dict[str, Any]] = {
+    # benchmarks/alphabeta.py on a 2-core CPU (benchmarks/README.md, "Alpha-beta"): the
+    # game's own ordering (wins, blocks, threats) searches fewer nodes alone than with
+    # killers, history or iterative deepening; a node above the horizon is cheapest settled
+    # at once (7 moves, all legal); the table pays from depth 8; 128 lanes a device
+    "connect4": {
+        "killers": False,
+        "history": False,
+        "iterative_deepening": False,
+        "last_ply": True,
+        "tt_min_depth": 8,
+        "lanes": 128,
+    },
+}
+"""Per-game defaults of the search, measured: the machine and benchmark each came from are
+in the comment above its entry. Rules files hold rules; how to search them is kept here."""
