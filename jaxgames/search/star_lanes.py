@@ -440,8 +440,8 @@ class Search:
 
     # ------------------------------------------------------------ the lane engine's hooks
     def start(self, root, job, iteration, plan, helper, old, same, shared) -> Lane:
-        """A lane searching ``root`` (``job < 0``: idle)."""
-        del plan, helper, old, same, shared
+        """A lane searching ``root`` (``job < 0``: idle); ``old``, the lane it was."""
+        del plan, helper, same, shared
         config = self.config
         f = config.frames
         empty_row = pack(empty(config))
@@ -468,14 +468,19 @@ class Search:
         rows = jnp.broadcast_to(empty_row, (f, empty_row.shape[0])).at[0].set(pack(frame))
         state = jax.tree.map(lambda x: jnp.zeros((f, *x.shape), x.dtype).at[0].set(x), root)
         zero = jnp.int32(0)
+        if old is None:
+            moves = jnp.full((f, config.max_moves + config.leaf_batch), -1, config.move_dtype)
+            kept = jnp.zeros(
+                (config.outcomes, config.max_moves) if config.keep_lists else (0, 0),
+                config.move_dtype,
+            )
+        else:  # nothing is read there before it is written: the lists need no clearing
+            moves, kept = old.moves, old.kept
         return Lane(
             state=state,
             rows=rows,
-            moves=jnp.full((f, config.max_moves + config.leaf_batch), -1, config.move_dtype),
-            kept=jnp.zeros(
-                (config.outcomes, config.max_moves) if config.keep_lists else (0, 0),
-                config.move_dtype,
-            ),
+            moves=moves,
+            kept=kept,
             sp=zero,
             pending=(job >= 0) & ~is_leaf & (frame.kind != CHANCE_KIND),
             done=job < 0,
