@@ -538,6 +538,33 @@ def test_hash_matches_recomputation_along_random_games():
     assert len(hashes) > 300 and len(set(evals)) > 50
 
 
+def test_eval_is_its_documented_formula():
+    """EVAL against the docstring's formula written out in Python (the prime, the longest
+    run of made points, included), on random positions of both players to move."""
+
+    def side(board):
+        on = board[1:25]
+        made = [n >= 2 for n in on]
+        prime = run = 0
+        for m in made:
+            run = run + 1 if m else 0
+            prime = max(prime, run)
+        pips = sum(point * n for point, n in enumerate(board))
+        return pips, on.count(1), sum(made), sum(made[:6]), prime, board[25], board[0]
+
+    evaluate = jax.jit(GAME.evaluate)
+    for i, (own, opp, dice) in enumerate(ref.random_game_positions(seed=6, n=80)):
+        player = i % 2
+        state = state_of(own, opp, dice, player=player)
+        po, bo, mo, ho, pro, baro, offo = side(list(own))
+        pp, bp, mp, hp, prp, barp, offp = side(list(opp))
+        raw = 0.2 * (pp - po) / math.sqrt(1 + (po + pp) / 20) + 0.15 * (bp - bo)
+        raw += 0.1 * (mo - mp) + 0.1 * (ho - hp) + 0.15 * (pro - prp) + 0.5 * (barp - baro)
+        raw += 0.1 * (offo - offp) + 0.25
+        e = 2.5 * math.tanh(raw / 2) * (1 if player == 0 else -1)
+        np.testing.assert_allclose(np.asarray(evaluate(state)), [e, -e], atol=1e-5)
+
+
 def test_hash_depends_on_dice_and_side():
     a = GAME.parse("4HPwATDgc/ABMA:31")
     b = GAME.parse("4HPwATDgc/ABMA:42")
