@@ -124,6 +124,15 @@ def _shapes(config: Config) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
+def _offsets(config: Config) -> dict[str, int]:
+    """Where each field of a frame starts in its packed row."""
+    at, out = 0, {}
+    for name, shape in _shapes(config).items():
+        out[name] = at
+        at += int(np.prod(shape))
+    return out
+
+
 def pack(frame: Frame) -> jax.Array:
     """A frame as one float32 row (integers below 2**24 are exact): an event then reads and
     writes whole rows, where a column per field made dozens of small gathers and scatters."""
@@ -504,46 +513,47 @@ class Search:
         is open per lane at a time), and its full pass, opening the same nodes again,
         copies them instead of making them twice."""
         config = self.config
-        k = config.outcomes
+        k, m = config.outcomes, config.max_moves
         width = lanes.sp.shape[0]
         (which,) = jnp.nonzero(lanes.pending, size=width, fill_value=0)
+        at = _offsets(config)  # one lane at a time, every op counts: the few fields only
 
         def one(j, lanes: Lane) -> Lane:
             i = which[j]
             sp = lanes.sp[i]
             state = jax.tree.map(lambda x: x[i, sp], lanes.state)
-            frame = unpack(lanes.rows[i, sp], config)
+            rows = lanes.rows
             if not config.keep_lists:
                 moves, count = self.moves(state)
             else:
                 up = jnp.maximum(sp - 1, 0)
-                parent = unpack(lanes.rows[i, up], config)
-                r = jnp.clip(parent.last, 0, k - 1)
-                level = (sp == config.depth - 1) & (parent.kind == CHANCE_KIND)
-                again = level & (parent.phase == 1) & (parent.kept[r] >= 0)
+                r = jnp.clip(rows[i, up, at["last"]].astype(jnp.int32), 0, k - 1)
+                kept_count = rows[i, up, at["kept"] + r].astype(jnp.int32)
+                chance = rows[i, up, at["kind"]] == CHANCE_KIND
+                probing = rows[i, up, at["phase"]] == 0
+                level = (sp == config.depth - 1) & chance
+                again = level & ~probing & (kept_count >= 0)
+                # the kept list is sliced out first: a branch that closed over the whole
+                # buffer would take all of it
+                kept = jax.lax.dynamic_slice(lanes.kept, (i, r, 0), (1, 1, m))[0, 0]
                 moves, count = jax.lax.cond(
-                    again,
-                    lambda: (lanes.kept[i, r].astype(jnp.int32), parent.kept[r]),
-                    lambda: self.moves(state),
+                    again, lambda: (kept.astype(jnp.int32), kept_count), lambda: self.moves(state)
                 )
-                keep = level & (parent.phase == 0)
-                parent = parent._replace(kept=parent.kept.at[r].set(count))
-                frames, outcomes = lanes.rows.shape[1], lanes.kept.shape[1]
-                lanes = lanes._replace(  # out-of-range rows are dropped: no write
-                    rows=lanes.rows.at[i, jnp.where(keep, up, frames)].set(
-                        pack(parent), mode="drop"
-                    ),
-                    kept=lanes.kept.at[i, jnp.where(keep, r, outcomes)].set(
-                        moves.astype(lanes.kept.dtype), mode="drop"
-                    ),
+                keep = level & probing
+                rows = rows.at[i, up, at["kept"] + r].set(
+                    jnp.where(keep, count, kept_count).astype(rows.dtype)
                 )
-            count = jnp.where(frame.probe_only, jnp.minimum(count, 1), count)
-            frame = frame._replace(count=count)
+                row = jnp.where(keep, moves, kept).astype(lanes.kept.dtype)
+                lanes = lanes._replace(
+                    kept=jax.lax.dynamic_update_slice(lanes.kept, row[None, None], (i, r, 0))
+                )
+            probe_only = rows[i, sp, at["probe_only"]] > 0.5
+            count = jnp.where(probe_only, jnp.minimum(count, 1), count)
             return lanes._replace(
                 moves=jax.lax.dynamic_update_slice(
                     lanes.moves, moves.astype(lanes.moves.dtype)[None, None], (i, sp, 0)
                 ),
-                rows=lanes.rows.at[i, sp].set(pack(frame)),
+                rows=rows.at[i, sp, at["count"]].set(count.astype(rows.dtype)),
             )
 
         count = jnp.sum(lanes.pending, dtype=jnp.int32)
