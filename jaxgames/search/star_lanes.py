@@ -659,12 +659,9 @@ class Search:
         usable = usable | ((pw <= pw_alpha) & (pw <= c_alpha))
         reused = ~is_chance & (cur.cursor == 0) & held & usable
 
-        # -- at the edge: up to W leaves at once
+        # -- at the edge: up to W leaves at once; elsewhere: one child, settled here (a
+        # leaf, a reused probe answer, a fringe chance node) or opened as a frame
         at_edge = expand & edge
-        firsts = values.at[0].set(jnp.where(reused, pw, values[0]))
-        folded, taken, _ = self.fold(cur, acts, firsts, cur.count - cur.cursor, at_edge)
-        searched = taken - (reused & (taken > 0)).astype(jnp.int32)
-        # -- elsewhere: one child, settled here or opened as a frame
         single = expand & ~edge
         skip = probing & (c_kind == CHANCE_KIND) & ~terminal  # a chance node has no probe
         settle = single & ~skip & (terminal | reused | fringe)
@@ -678,9 +675,18 @@ class Search:
             lo=jnp.full((k,), config.low, jnp.float32),
             hi=jnp.full((k,), config.high, jnp.float32),
         )
-        _, fringe_taken, (sum_lo, sum_hi) = self.fold(
-            fringe_frame, c_outs, values, jnp.sum(c_prob > 0), fringed
+        # one fold serves both (a lane does one or the other): the edge frame's next
+        # children, or the fringe node's outcomes
+        possible = jnp.sum(c_prob > 0)
+        folded, taken, (sum_lo, sum_hi) = self.fold(
+            _select(edge, cur, fringe_frame),
+            batch,
+            values.at[0].set(jnp.where(reused, pw, values[0])),
+            jnp.where(edge, cur.count - cur.cursor, possible),
+            at_edge | fringed,
         )
+        searched = taken - (reused & (taken > 0)).astype(jnp.int32)
+        fringe_taken = taken
         # its value from the same sums that decided where it stopped
         fringe_value = _fail_soft(sum_lo, sum_hi, c_alpha, c_beta, jnp.int32(0))
         leaf_now = terminal & ~reused
@@ -697,7 +703,7 @@ class Search:
         fringe_leaves = jnp.where(fringed, fringe_taken, 0)
         leaves = jnp.where(at_edge, searched, 0) + (settle & leaf_now) + fringe_leaves
         # a fringe node left early counts as its frame would (Star2 probes leaves first)
-        fringe_cut = (fringed & (fringe_taken < jnp.sum(c_prob > 0))).astype(jnp.int32)
+        fringe_cut = (fringed & (fringe_taken < possible)).astype(jnp.int32)
         lane = lane._replace(
             nodes=lane.nodes + leaves + (fringed | push).astype(jnp.int32),
             leaves=lane.leaves + leaves,
