@@ -25,9 +25,10 @@ from jaxgames.game import Game, GameError
 from jaxgames.kernels import batch_size, local_mesh, shard_batch
 from jaxgames.search import lanes as engine
 from jaxgames.search.alphabeta import table
-from jaxgames.search.alphabeta.event import NULL_WIDTH, Search, flush, no_writes
+from jaxgames.search.alphabeta.event import NULL_WIDTH, Search
 from jaxgames.search.alphabeta.options import AlphaBetaOptions, Config, Resolved, from_keywords
 from jaxgames.search.alphabeta.options import resolve as resolve_options
+from jaxgames.search.alphabeta.table import flush, no_writes
 from jaxgames.search.horizon import most_plies_left, needed_depth
 from jaxgames.search.result import BatchSearchResult
 

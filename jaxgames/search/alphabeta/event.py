@@ -16,8 +16,9 @@ An event has two halves. :meth:`Search.pop`: a current frame with no move left (
 reports its value to its parent, gives its entry to the table and leaves the stack.
 :meth:`Search.choose` then picks the (new) current frame's next move (the highest key) and
 computes its child: its window, whether it is a leaf, whether the table or ProbCut settles
-it; :meth:`Search.conclude` reports a settled child to the frame, or opens the child's
-frame. With ``last_ply``, a child one ply above the horizon needs no frame:
+it; :meth:`Search.conclude` reports a settled child to the frame, or pushes the child's
+frame (opened by :mod:`~jaxgames.search.alphabeta.opening`, only for the lanes that
+push). With ``last_ply``, a child one ply above the horizon needs no frame:
 :meth:`Search.fringe` steps and evaluates all its moves at once and its exact value goes
 straight to its parent.
 
@@ -37,6 +38,7 @@ from jaxgames.game import Game
 from jaxgames.kernels import leaf_values
 from jaxgames.search.alphabeta import frames, moves, table
 from jaxgames.search.alphabeta.frames import Frame, Lane, Stack
+from jaxgames.search.alphabeta.opening import Opening, memory_at, open_frame, open_pushed
 from jaxgames.search.alphabeta.options import Config
 
 NEG_INF = -jnp.inf
@@ -109,91 +111,6 @@ class Search:
         return jnp.where(entry.hit, entry.move, -1)
 
     # ------------------------------------------------------------ a node opened
-    def open(
-        self,
-        lane: Lane,
-        sp,
-        state,
-        alpha,
-        beta,
-        on_pv,
-        remaining,
-        tt_move,
-        after_null=False,
-        ext=0,
-        helper=0,
-    ) -> Frame:
-        """The frame of ``state`` (stack index ``sp``) opened with the window (alpha, beta)."""
-        game, config = self.game, self.config
-        mover = game.player(state)
-        listed, legal = moves.generate(game, config, state)
-        in_q = remaining <= 0  # a quiescence frame: noisy moves only, stand pat at EVAL
-        best = jnp.float32(NEG_INF)
-        if config.quiescence or config.null_move:
-            static = leaf_values(game, state)[self._view(mover)]
-        if config.quiescence:
-            legal = jnp.where(in_q, legal & moves.noisy(game, config, state, listed), legal)
-            best = jnp.where(in_q, static, NEG_INF)
-        # a move that loses at once is seen to lose only with 2 plies left (the reply)
-        searched = jnp.where(
-            remaining >= 2, moves.not_losing(game, config, state, listed, legal), legal
-        )
-        null_pending = jnp.bool_(False)
-        if config.null_move:
-            # Null-move pruning (Beal 1989; Donninger 1993): not at the root or on the
-            # previous PV, never twice in a row, only with R + 1 plies left, where the game
-            # allows a pass (not in check, say), and where EVAL already reaches beta
-            null_pending = (
-                (sp > 0)
-                & ~jnp.asarray(after_null)
-                & ~on_pv
-                & (remaining >= config.null_move + 1)
-                & game.null_ok(state)
-                & (static >= beta)
-            )
-        if config.bounds:
-            # No value below the node lies outside (low, high): a move reaching `high` cuts
-            # (beta <= high), and a window already outside the bounds needs no move at all.
-            # Fail-soft values of a narrowed window stay valid for the caller's window.
-            low, high = game.value_bounds(state)
-            best = jnp.where(
-                high <= alpha, high, jnp.where(low >= beta, jnp.maximum(best, low), best)
-            )
-            beta = jnp.minimum(beta, high)
-        pv_move = jnp.where(on_pv, lane.prev_pv[sp], -1)
-        keys = moves.keys(
-            game,
-            config,
-            state,
-            listed,
-            searched,
-            lane.killers[sp],
-            lane.history,
-            pv_move,
-            tt_move,
-            in_q,
-        )
-        if not isinstance(helper, int) or helper:
-            keys = _rotate(keys, helper)
-        count = jnp.sum(searched, dtype=jnp.int32)
-        if config.beam:
-            count = jnp.where(in_q, count, jnp.minimum(count, config.beam))
-        return frames.empty(config)._replace(
-            mover=mover,
-            alpha=jnp.maximum(alpha, best),
-            beta=beta,
-            alpha0=alpha,
-            best=best,
-            keys=keys,
-            moves=listed,
-            count=count,
-            on_pv=on_pv,
-            remaining=remaining,
-            null_pending=null_pending,
-            after_null=jnp.asarray(after_null),
-            ext=jnp.asarray(ext, jnp.int32),
-        )
-
     # ------------------------------------------------------------ a value reported
     def give(self, lane: Lane, fr: Frame, sp, value, move, child_pv, remaining, active):
         """Report ``value`` (the frame's mover's side) of ``move`` to ``fr`` (stack index
@@ -336,37 +253,9 @@ class Search:
         move = frames.move_at(cur, slot, config)
         parent = jax.tree.map(lambda x: x[sp], lane.stack.state)
         child = game.step(parent, jnp.maximum(move, 0))
-        remaining = cur.remaining - 1
-        alpha, beta = cur.alpha, cur.beta
-        if config.null_move:  # the probe: the side to move passes, R plies shallower
-            move = jnp.where(null_now, NULL_MOVE, move)
-            passed = game.null_step(parent)
-            child = jax.tree.map(lambda p, c: jnp.where(null_now, p, c), passed, child)
-            remaining = remaining - jnp.where(null_now, config.null_move, 0)
-            alpha = jnp.where(null_now, beta - NULL_WIDTH, alpha)
-        extend = jnp.int32(0)
-        if config.singular:
-            extend = ((cur.extended == 1) & ~null_now).astype(jnp.int32)
-        if config.check_ext:
-            checks = game.in_check(child) & (cur.ext + extend < config.check_ext) & ~null_now
-            extend = extend + checks.astype(jnp.int32)
-        remaining = remaining + extend
-        reduce = jnp.bool_(False)
-        if config.lmr:
-            # late move reductions: a quiet move late in the list, with 3 plies or more
-            # left, is first searched a ply shallower with a null window at alpha
-            quiet = ~moves.noisy(game, config, parent, cur.moves)[slot]
-            reduce = (
-                (cur.cursor >= config.lmr)
-                & (cur.remaining >= 3)
-                & quiet
-                & ~null_now
-                & ~cur.research
-                & (extend == 0)
-                & ~cur.on_pv
-            )
-            remaining = remaining - reduce.astype(jnp.int32)
-            beta = jnp.where(reduce, alpha + NULL_WIDTH, beta)
+        move, child, remaining, alpha, beta, extend, reduce = self._selective(
+            cur, slot, move, parent, child, null_now
+        )
         child_mover = game.player(child)
         same = child_mover == cur.mover
         sign = jnp.where(same, 1.0, -1.0)
@@ -397,24 +286,8 @@ class Search:
             tt_value = entry.value
         probcut_stop, probcut_value = jnp.bool_(False), jnp.float32(0.0)
         if config.probcut is not None:
-            pc_depth, _, a, b, sigma, t = config.probcut
-            at_depth = (remaining == pc_depth) & ~is_leaf & ~tt_stop
-            legal = game.legal_mask(child)
-            view = self._view(child_mover)
-            shallow = jnp.max(
-                jnp.where(
-                    legal,
-                    jax.vmap(lambda x: leaf_values(game, game.step(child, x))[view])(
-                        jnp.arange(game.num_actions)
-                    ),
-                    NEG_INF,
-                )
-            )
-            predicted = a * shallow + b
-            high = at_depth & (predicted - t * sigma >= c_beta)
-            low = at_depth & (predicted + t * sigma <= c_alpha)
-            probcut_stop = high | low
-            probcut_value = jnp.where(high, c_beta, c_alpha)
+            at_depth = (remaining == config.probcut[0]) & ~is_leaf & ~tt_stop
+            probcut_stop, probcut_value = self._probcut(child, at_depth, c_alpha, c_beta)
         frontier = jnp.bool_(False)
         if config.last_ply:
             frontier = (remaining == 1) & ~is_leaf & ~tt_stop
@@ -446,6 +319,62 @@ class Search:
             frontier=frontier,
         )
 
+    def _selective(self, cur: Frame, slot, move, parent, child, null_now) -> tuple:
+        """The options that change the tree at the chosen move: the null-move probe in its
+        place, singular and check extensions, late move reductions. Returns the move, the
+        child, its plies left, the window (the frame's side), its extension and whether it
+        is searched reduced."""
+        game, config = self.game, self.config
+        remaining = cur.remaining - 1
+        alpha, beta = cur.alpha, cur.beta
+        if config.null_move:  # the probe: the side to move passes, R plies shallower
+            move = jnp.where(null_now, NULL_MOVE, move)
+            passed = game.null_step(parent)
+            child = jax.tree.map(lambda p, c: jnp.where(null_now, p, c), passed, child)
+            remaining = remaining - jnp.where(null_now, config.null_move, 0)
+            alpha = jnp.where(null_now, beta - NULL_WIDTH, alpha)
+        extend = jnp.int32(0)
+        if config.singular:
+            extend = ((cur.extended == 1) & ~null_now).astype(jnp.int32)
+        if config.check_ext:
+            checks = game.in_check(child) & (cur.ext + extend < config.check_ext) & ~null_now
+            extend = extend + checks.astype(jnp.int32)
+        remaining = remaining + extend
+        reduce = jnp.bool_(False)
+        if config.lmr:
+            # late move reductions: a quiet move late in the list, with 3 plies or more
+            # left, is first searched a ply shallower with a null window at alpha
+            quiet = ~moves.noisy(game, config, parent, cur.moves)[slot]
+            reduce = (
+                (cur.cursor >= config.lmr)
+                & (cur.remaining >= 3)
+                & quiet
+                & ~null_now
+                & ~cur.research
+                & (extend == 0)
+                & ~cur.on_pv
+            )
+            remaining = remaining - reduce.astype(jnp.int32)
+            beta = jnp.where(reduce, alpha + NULL_WIDTH, beta)
+        return move, child, remaining, alpha, beta, extend, reduce
+
+    def _probcut(self, child, at_depth, alpha, beta) -> tuple[jax.Array, jax.Array]:
+        """ProbCut (Buro 1995) at ``child`` (window from its mover's side): a shallow search
+        (here one ply) predicts the deep value by a fitted line, and a prediction outside
+        the window by ``t`` standard deviations settles the child at the window's edge.
+        Returns whether it is settled, and the value."""
+        game = self.game
+        _, _, a, b, sigma, t = self.config.probcut
+        view = self._view(game.player(child))
+        values = jax.vmap(lambda x: leaf_values(game, game.step(child, x))[view])(
+            jnp.arange(game.num_actions)
+        )
+        shallow = jnp.max(jnp.where(game.legal_mask(child), values, NEG_INF))
+        predicted = a * shallow + b
+        high = at_depth & (predicted - t * sigma >= beta)
+        low = at_depth & (predicted + t * sigma <= alpha)
+        return high | low, jnp.where(high, beta, alpha)
+
     def fringe(self, child) -> tuple[jax.Array, jax.Array, jax.Array]:
         """The exact value of a node one ply above the horizon (for its mover), its best
         move and its number of moves: the best leaf value (UTILITY of a finished game, else
@@ -471,8 +400,13 @@ class Search:
             best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
         return best, best_move, jnp.sum(legal, dtype=jnp.int32)
 
-    def conclude(self, lane: Lane, c: Child, fringed) -> Lane:
-        """Report a settled child to the current frame, or open the child's frame."""
+    def settles(self, c: Child) -> jax.Array:
+        """bool: the child is settled in this event (no frame of its own)."""
+        return c.is_leaf | c.tt_stop | c.probcut_stop | c.frontier
+
+    def conclude(self, lane: Lane, c: Child, fringed, opened: jax.Array) -> Lane:
+        """Report a settled child to the current frame, or push the child's frame
+        (``opened``, packed; see :meth:`open_pushed`)."""
         config = self.config
         cur = c.cur
         child_pv = jnp.full((config.frames,), -1, jnp.int32)
@@ -483,7 +417,7 @@ class Search:
             child_pv = child_pv.at[0].set(jnp.where(c.frontier, f_move, -1))
             fringe_leaves = jnp.where(c.frontier, f_count, 0)
             tt_value = jnp.where(c.frontier, f_value, tt_value)
-        settle = c.is_leaf | c.tt_stop | c.probcut_stop | c.frontier
+        settle = self.settles(c)
         settled = jnp.where(
             c.is_leaf,
             c.leaf_value,
@@ -520,20 +454,8 @@ class Search:
         lane, here = self.give(
             lane, here, c.sp, settled, c.move, child_pv, cur.remaining, c.expand & settle
         )
-        opened = self.open(
-            lane,
-            c.sp + 1,
-            c.child,
-            c.alpha,
-            c.beta,
-            c.on_pv,
-            c.remaining,
-            c.tt_move,
-            c.null_now,
-            cur.ext + c.extend,
-        )
         rows = frames.write(lane.stack.rows, c.sp, frames.pack(here), c.expand)
-        rows = frames.write(rows, c.sp + 1, frames.pack(opened), push)
+        rows = frames.write(rows, c.sp + 1, opened, push)
         state = frames.write(lane.stack.state, c.sp + 1, c.child, push)
         return lane._replace(
             stack=Stack(state=state, rows=rows), sp=jnp.where(push, c.sp + 1, c.sp)
@@ -579,7 +501,18 @@ class Search:
         low = jnp.maximum(alpha, jnp.float32(game.utility_min))
         high = jnp.minimum(beta, jnp.float32(game.utility_max))
         tt_move = self._tt_move(table_, root) if config.tt_bits else jnp.int32(-1)
-        opened = self.open(lane, 0, root, low, high, jnp.bool_(True), depth, tt_move, helper=helper)
+        root_node = Opening(
+            sp=jnp.int32(0),
+            state=root,
+            alpha=low,
+            beta=high,
+            on_pv=jnp.bool_(True),
+            remaining=depth,
+            tt_move=tt_move,
+            after_null=jnp.bool_(False),
+            ext=jnp.int32(0),
+        )
+        opened = open_frame(game, config, root_node, memory_at(lane, 0), helper)
         terminal = game.terminal(root)
         is_leaf = terminal if config.quiescence else terminal | (depth <= 0)
         leaf = self._leaf(root)[self._view(game.player(root))]
@@ -606,7 +539,7 @@ class Search:
         it could not be skipped in lockstep)."""
         table_, pending = shared
         if pending is not None:
-            table_ = flush(table_, pending)
+            table_ = table.flush(table_, pending)
         lanes, current, store = jax.vmap(self.pop, in_axes=(0, None))(lanes, table_)
         c = jax.vmap(self.choose, in_axes=(0, 0, None))(lanes, current, table_)
         fringed = None
@@ -623,33 +556,24 @@ class Search:
                 ),
                 c.child,
             )
-        lanes = jax.vmap(self.conclude)(lanes, c, fringed)
+        pushed = Opening(
+            sp=c.sp + 1,
+            state=c.child,
+            alpha=c.alpha,
+            beta=c.beta,
+            on_pv=c.on_pv,
+            remaining=c.remaining,
+            tt_move=c.tt_move,
+            after_null=c.null_now,
+            ext=c.cur.ext + c.extend,
+        )
+        push = c.expand & ~self.settles(c)
+        opened = open_pushed(self.game, self.config, lanes, pushed, push)
+        lanes = jax.vmap(self.conclude)(lanes, c, fringed, opened)
         if store is not None:
             slot, row, writes = store
             pending = (jnp.where(writes, slot, table_.shape[0]), row)  # out of range: none
         return lanes, (table_, pending)
-
-
-def flush(table_: jax.Array, pending: tuple) -> jax.Array:
-    """The table with a round of writes in (slots out of range are dropped)."""
-    slot, rows = pending
-    return table_.at[slot].set(rows, mode="drop")
-
-
-def no_writes(table_: jax.Array, lanes: int) -> tuple | None:
-    """An empty round of writes for ``lanes`` lanes (None without a table)."""
-    if table_.shape[0] <= 1:
-        return None
-    return (jnp.full((lanes,), table_.shape[0], jnp.int32), jnp.zeros((lanes, 4), jnp.uint32))
-
-
-def _rotate(keys: jax.Array, helper) -> jax.Array:
-    """A helper's root order: the ``helper``-th best move first (the rest as they were),
-    so that helpers on one root start from different moves."""
-    count = jnp.sum(keys > NEG_INF)
-    rank = jnp.argsort(-keys)  # slots, best first
-    first = rank[jnp.asarray(helper) % jnp.maximum(count, 1)]
-    return jnp.where(jnp.arange(keys.shape[0]) == first, jnp.maximum(keys.max(), 0.0) + 1e7, keys)
 
 
 def _singular_again(config: Config, cur: Frame) -> Frame:
@@ -668,4 +592,4 @@ def _singular_again(config: Config, cur: Frame) -> Frame:
     )
 
 
-__all__ = ["NULL_MOVE", "Search", "flush", "no_writes"]
+__all__ = ["NULL_MOVE", "Search"]

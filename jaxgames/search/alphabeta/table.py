@@ -108,3 +108,16 @@ def store(
     )
     write = active & (remaining > 0) & (complete | (remaining <= _DEPTHS)) & ~keep
     return _index(key, bits), jnp.concatenate([key ^ entry, entry]), write
+
+
+def flush(table_: jax.Array, pending: tuple) -> jax.Array:
+    """The table with a round of writes in (slots out of range are dropped)."""
+    slot, rows = pending
+    return table_.at[slot].set(rows, mode="drop")
+
+
+def no_writes(table_: jax.Array, lanes: int) -> tuple | None:
+    """An empty round of writes for ``lanes`` lanes (None without a table)."""
+    if table_.shape[0] <= 1:
+        return None
+    return (jnp.full((lanes,), table_.shape[0], jnp.int32), jnp.zeros((lanes, 4), jnp.uint32))
