@@ -405,6 +405,34 @@ def _sweep_until(
     return jax.lax.while_loop(cond, body, (d, jnp.float32(jnp.inf), jnp.int32(0)))
 
 
+def _correction(
+    lay: _Layout,
+    device: dict[str, jax.Array],
+    base: np.ndarray,
+    new: np.ndarray,
+    signed: np.ndarray,
+    stop: float,
+    sweeps_left: int,
+) -> tuple[np.ndarray, int]:
+    """One round's correction ``d`` to the ``base`` values, from float64 differences to the
+    base (the host backup's ``new`` and ``signed``), swept on the device until it moves
+    less than ``stop`` or ``sweeps_left`` run out; and the sweeps it took."""
+    g = np.where(lay.dec_mask, signed - (lay.dec_sign * base[: lay.dec.size])[:, None], -np.inf)
+    c = new[lay.dec.size :] - base[lay.dec.size :]
+    d, _, count = _sweep_until(
+        jnp.zeros((lay.sentinel + 1,), jnp.float32),
+        device["dec_pos"],
+        jnp.asarray(g.T, jnp.float32),
+        device["dec_sign"],
+        device["ch_pos"],
+        device["ch_p"],
+        jnp.asarray(c, jnp.float32),
+        jnp.float32(stop),
+        jnp.int32(sweeps_left),
+    )
+    return np.asarray(d, np.float64)[:-1], int(count)
+
+
 def value_iteration(
     game: Game,
     tol: float = 1e-11,
@@ -451,26 +479,13 @@ def value_iteration(
     bound = max(abs(game.utility_min), abs(game.utility_max), 1.0)
     residual = float(np.max(np.abs(new - base), initial=0.0))
     while residual > tol and rounds < max_rounds and sweeps < max_sweeps:
-        # the correction d for this round, from float64 differences to the base
-        g = np.where(lay.dec_mask, signed - (lay.dec_sign * base[: lay.dec.size])[:, None], -np.inf)
-        c = new[lay.dec.size :] - base[lay.dec.size :]
         # round 0 stops near float32's resolution, later ones at tol (their d is small)
         floor = 16 * _EPS32 * (bound if rounds == 0 else residual)
         t1 = time.perf_counter()
-        d, _, count = _sweep_until(
-            jnp.zeros((lay.sentinel + 1,), jnp.float32),
-            device["dec_pos"],
-            jnp.asarray(g.T, jnp.float32),
-            device["dec_sign"],
-            device["ch_pos"],
-            device["ch_p"],
-            jnp.asarray(c, jnp.float32),
-            jnp.float32(max(tol / 2, floor)),
-            jnp.int32(max_sweeps - sweeps),
-        )
-        d = np.asarray(d, np.float64)[:-1]
+        stop = max(tol / 2, floor)
+        d, count = _correction(lay, device, base, new, signed, stop, max_sweeps - sweeps)
         sweep_s += time.perf_counter() - t1
-        sweeps += int(count)
+        sweeps += count
         rounds += 1
         t1 = time.perf_counter()
         base = base + d
