@@ -54,6 +54,7 @@ Every row is a JSON-serialisable dict, in input order:
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -68,6 +69,10 @@ from jaxgames.positions import Position, parse_line
 
 DEFAULT_CHUNK_SIZE = 1024
 """Positions per chunk: one batch search at a time, and one flush of the CLI's output."""
+
+
+MEMORY_SHARE = 0.25
+"""The share of this machine's memory one chunk's roots may take (:func:`check_chunk_memory`)."""
 
 
 class Chunk(NamedTuple):
@@ -244,6 +249,26 @@ def _chunks(
         rows = _rows(game, list(texts), list(labels), roots, n, result, depth, algorithm)
         nodes = int(np.asarray(result.nodes)[:n].sum())
         yield Chunk(rows, time.perf_counter() - start, nodes)
+
+
+def check_chunk_memory(game: Game, chunk_size: int) -> None:
+    """Refuse a chunk size whose roots (padded, sharded, and the frames' copies: about four
+    times the states) would take more than :data:`MEMORY_SHARE` of this machine's memory."""
+    from jaxgames.kernels.playout import state_bytes
+
+    held = chunk_size * state_bytes(game) * 4
+    if held > MEMORY_SHARE * _memory_bytes():
+        raise GameError(
+            f"evaluate: --chunk {chunk_size:,} would hold about {held / 2**30:,.1f} GiB of "
+            f"{game.spec} positions at once; use a smaller --chunk"
+        )
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
 
 
 def padded_size(n: int, chunk_size: int) -> int:
