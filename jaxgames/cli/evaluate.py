@@ -148,24 +148,6 @@ def _legend(game: Game) -> list[str]:
     return lines
 
 
-def _check_resume(path: str, done: list[dict[str, Any]], positions: Any, args: Any) -> None:
-    """Consume the first ``len(done)`` input positions, checking they are those of ``done``."""
-    for number, row in enumerate(done, start=1):
-        if str(row.get("depth")) != str(args.depth) or row.get("algorithm") != args.algo:
-            raise GameError(
-                f"{path}: row {number} is {row.get('algorithm')} at depth {row.get('depth')}, "
-                f"not {args.algo} at depth {args.depth}; choose another --out"
-            )
-        item = next(positions, None)
-        text = item if isinstance(item, str) or item is None else item.text
-        if text != row["position"]:
-            raise GameError(
-                f"{path}: the output file belongs to other input (row {number} is position "
-                f"{row['position']!r}, input position {number} is "
-                f"{'missing' if text is None else repr(text)}); choose another --out"
-            )
-
-
 def _evaluate_summary(
     seconds: list[float], sizes: list[int], nodes: list[int], resumed: int, path: str | None
 ) -> str:
