@@ -30,6 +30,7 @@ with the fields of :class:`LaneFields`; ``run`` is traced inside the search's ow
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
@@ -296,3 +297,20 @@ def on_devices(
         out_specs=spec,
         check_vma=False,
     )(*sharded)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def run_on_devices(
+    search: Callable[..., Any],
+    mesh: Mesh | None,
+    sharded: tuple[Any, ...],
+    replicated: tuple[Any, ...] = (),
+) -> Any:
+    """``search(*sharded, *replicated)`` compiled, on one device or each device of ``mesh``
+    its contiguous share of ``sharded`` (:func:`on_devices`).
+
+    ``search`` is what one device runs (typically :func:`run` of a search's program): a
+    hashable value, such as a frozen dataclass of the search's static settings, so that
+    equal searches share one compilation.
+    """
+    return on_devices(search, mesh, sharded, *replicated)

@@ -3,14 +3,13 @@ padded to few shapes and spread over the local devices; the pruning options."""
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import time
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
 
 from jaxgames import progress
 from jaxgames.game import Game, GameError
@@ -25,23 +24,21 @@ from jaxgames.search.result import BatchSearchResult
 PRUNINGS = ("auto", "none", "shallow", "alphabeta")
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
-def _run(
-    game: Game,
-    rule: Rule,
-    frames: int,
-    phases: tuple[int, ...],
-    events: int,
-    helpers: bool,
-    mesh: Mesh | None,
-    roots: Any,
-    plans: Plan,
-    constants: Constants,
-) -> engine.Jobs:
-    """Every root settled, on one device or each device its contiguous share."""
+@dataclasses.dataclass(frozen=True)
+class _Lanes:
+    """Every root's search on one device (:func:`~jaxgames.search.lanes.run_on_devices`);
+    the fields are what one compiled search is."""
 
-    def one_device(roots, plans, constants):
-        program = Search(game, rule, frames, constants).program()
+    game: Game
+    rule: Rule
+    frames: int
+    phases: tuple[int, ...]
+    events: int
+    helpers: bool
+
+    def __call__(self, roots: Any, plans: Plan, constants: Constants) -> engine.Jobs:
+        game, frames = self.game, self.frames
+        program = Search(game, self.rule, frames, constants).program()
         outcome_like = Outcome(
             jnp.zeros((game.num_players,), jnp.float32),
             jnp.int32(-1),
@@ -55,13 +52,11 @@ def _run(
             outcome_like,
             Counters(zero, zero, zero),
             None,
-            phases,
-            events,
-            helpers,
+            self.phases,
+            self.events,
+            self.helpers,
         )
         return jobs
-
-    return engine.on_devices(one_device, mesh, (roots, plans), constants)
 
 
 def _search(
@@ -114,13 +109,14 @@ def _search(
 
     own_max = min(float(game.utility_max), total - others(players - 1))
     constants = Constants(jnp.float32(total - others(players - 2)), jnp.float32(own_max))
-    args = (game, rule, depth + 1, phases, events, helpers, mesh, roots, plans, constants)
+    per_device = _Lanes(game, rule, depth + 1, phases, events, helpers)
+    args = (per_device, mesh, (roots, plans), (constants,))
     compile_start = time.perf_counter()
     with progress.phase(f"compiling {pruning} maxn of {n:,} positions"):
-        _run.lower(*args).compile()
+        engine.run_on_devices.lower(*args).compile()
     compile_s = time.perf_counter() - compile_start
     with progress.phase(f"{pruning} maxn of {n:,} positions"):
-        jobs = _run(*args)
+        jobs = engine.run_on_devices(*args)
     out = jax.tree.map(lambda x: np.asarray(x)[:n], (jobs.outcome, jobs.counters))
     outcome, counters = out
     return BatchSearchResult(

@@ -3,14 +3,13 @@ each device its share, and the result gathered (:func:`star_lanes`)."""
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import time
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
 
 from jaxgames import progress
 from jaxgames.capabilities import ListOrdering, MoveLists, MoveOrdering
@@ -42,29 +41,31 @@ def _program(game: Game, config: Config) -> engine.LaneProgram:
     )
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
-def _search(
-    game: Game, config: Config, phases: tuple[int, ...], events: int, mesh: Mesh | None, roots
-) -> engine.Jobs:
-    """Every root settled, on one device or each device its share of the roots."""
-    program = _program(game, config)
+@dataclasses.dataclass(frozen=True)
+class _Lanes:
+    """Every root's search on one device (:func:`~jaxgames.search.lanes.run_on_devices`);
+    the fields are what one compiled search is."""
 
-    def one_device(roots):
+    game: Game
+    config: Config
+    phases: tuple[int, ...]
+    events: int
+
+    def __call__(self, roots: Any) -> engine.Jobs:
+        config = self.config
         n = batch_size(roots)
         jobs, _ = engine.run(
-            program,
+            _program(self.game, config),
             roots,
             jnp.zeros((n,), jnp.int32),
             Outcome(jnp.float32(0.0), jnp.int32(-1), jnp.full((config.frames,), -1, jnp.int32)),
             Counters(*(jnp.int32(0) for _ in Counters._fields)),
             None,
-            phases,
-            events,
+            self.phases,
+            self.events,
             False,
         )
         return jobs
-
-    return engine.on_devices(one_device, mesh, (roots,))
 
 
 def make_config(game: Game, depth: int, pruning: str, order: str, leaf_batch: int = 0) -> Config:
@@ -141,13 +142,13 @@ def star_lanes(
     roots = jax.tree.map(jnp.asarray, states)
     if mesh is not None:
         roots = shard_batch(roots, mesh)
-    args = (game, config, phases, events, mesh, roots)
+    args = (_Lanes(game, config, phases, events), mesh, (roots,))
     compile_start = time.perf_counter()
     with progress.phase(f"compiling expectiminimax of {n:,} positions"):
-        _search.lower(*args).compile()
+        engine.run_on_devices.lower(*args).compile()
     compile_s = time.perf_counter() - compile_start
     with progress.phase(f"expectiminimax of {n:,} positions"):
-        jobs = to_numpy(_search(*args))
+        jobs = to_numpy(engine.run_on_devices(*args))
     value = np.asarray(jobs.outcome.value, np.float32)
     counters = {k: np.asarray(getattr(jobs.counters, k), np.int64) for k in Counters._fields}
     return BatchSearchResult(
