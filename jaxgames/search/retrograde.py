@@ -59,11 +59,9 @@ How it runs
    float32 is 1.0000000298 / 6, a bias that would otherwise build up over long games).
 
 The result's ``residual`` is that float64 residual. The error of the values can exceed it
-by the inverse of the gap in the sweeps' rate of convergence (about 20x on the dice race of
-``jaxgames/games``, where each sweep shrinks the change by about 4.5%; a ten times smaller
-``tol`` costs about 40 more sweeps there). That race to 100 (2,020,000 states) takes two
-rounds, about 500 sweeps, to a residual of 4e-12 at the default ``tol``; its first-player win
-probability then agrees with an independent float64 solve to about 1e-12.
+by the inverse of the gap in the sweeps' rate of convergence: where each sweep shrinks the
+change only a little, the values can be several times further from the solution than the
+residual says, and a smaller ``tol`` costs more sweeps.
 
 Sweeps are wide (every state at once) and few per round-trip to the host, which suits an
 accelerator; a Gauss-Seidel order along the game's progress would need fewer sweeps but
@@ -375,7 +373,7 @@ def _sweep_until(
     """Sweep until the largest change is <= ``stop``: returns (d, last change, sweeps).
 
     Tables are branch-major and the branches are unrolled: one 1-D gather per branch is
-    several times faster on CPU than one 2-D gather.
+    faster on CPU than one 2-D gather.
     """
     num_dec = dec_h.shape[1]
     zero = jnp.zeros((1,), d.dtype)

@@ -23,7 +23,7 @@ when the node is opened, into a compact list of at most ``M`` moves (the game's
 sorted best first by the ordering (the game's hint, or the one-ply look-ahead), so an event
 reads the move at the frame's cursor. A chance frame's list is the chance outcomes of
 nonzero probability, in outcome order. Lists are made in a pass of their own before each
-event, for the lanes that opened a decision node only (see :meth:`Search.fill`).
+event, for the lanes that opened a decision node only (see :func:`~.lists.fill`).
 
 An event of a lane pops its current frame if that is done (reporting the value to the
 parent) and then expands the (new) current frame. Two shortcuts save whole events without
