@@ -102,6 +102,18 @@ def lane_phases(num_lanes: int, shrink: int) -> tuple[int, ...]:
     return tuple(sizes)
 
 
+def write_row(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
+    """Row ``i`` of every leaf of ``x`` (a lane's stack: states, packed frames, move lists)
+    set to ``value`` where ``active``; an inactive write goes to an out-of-range row and is
+    dropped, so the old row is not read."""
+
+    def one(column, v):
+        n = column.shape[0]
+        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
+
+    return jax.tree.map(one, x, value)
+
+
 def _rows(x: Any, index: jax.Array) -> Any:
     return jax.tree.map(lambda v: v[index], x)
 

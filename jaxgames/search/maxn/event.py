@@ -23,7 +23,6 @@ from jaxgames.search.maxn.frames import (
     move_list,
     pack,
     unpack,
-    write,
 )
 from jaxgames.search.maxn.rules import Rule
 
@@ -74,7 +73,7 @@ class Search:
         report = finish & (sp > 0)
         reported = self.give(par, cur.best, par.last, cur.pv, report, lane.root_player)
         lane = lane._replace(
-            rows=write(lane.rows, up, pack(reported), report),
+            rows=engine.write_row(lane.rows, up, pack(reported), report),
             sp=jnp.where(finish, up, sp),
             done=lane.done | (finish & (sp == 0)),
             cutoffs=lane.cutoffs + (finish & more).astype(jnp.int32),
@@ -145,12 +144,12 @@ class Search:
             best=jnp.zeros((self.players,), jnp.float32),
             pv=no_line,
         )
-        rows = write(lane.rows, sp, pack(here), expand | fresh)
-        rows = write(rows, sp + 1, pack(opened), push)
+        rows = engine.write_row(lane.rows, sp, pack(here), expand | fresh)
+        rows = engine.write_row(rows, sp + 1, pack(opened), push)
         return lane._replace(
-            state=write(lane.state, sp + 1, child, push),
+            state=engine.write_row(lane.state, sp + 1, child, push),
             rows=rows,
-            moves=write(lane.moves, sp, row.astype(self.move_dtype), fresh),
+            moves=engine.write_row(lane.moves, sp, row.astype(self.move_dtype), fresh),
             sp=jnp.where(push, sp + 1, sp),
             nodes=lane.nodes + expand.astype(jnp.int32),
             leaves=lane.leaves + settle.astype(jnp.int32),

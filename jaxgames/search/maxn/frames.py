@@ -56,17 +56,6 @@ def unpack(row: jax.Array, players: int) -> Frame:
     return Frame(**fields, best=row[at : at + players], pv=row[at + players :].astype(jnp.int32))
 
 
-def write(x: Any, i: jax.Array, value: Any, active: Any) -> Any:
-    """Row ``i`` of every leaf of ``x`` set to ``value`` where ``active``; an inactive write
-    goes to an out-of-range row and is dropped (the old row is not read)."""
-
-    def one(column, v):
-        n = column.shape[0]
-        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
-
-    return jax.tree.map(one, x, value)
-
-
 class Plan(NamedTuple):
     """A job's one search."""
 

@@ -8,6 +8,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from jaxgames.search import lanes as engine
 from jaxgames.search.star_lanes.frames import (
     CHANCE_KIND,
     MAX,
@@ -19,7 +20,6 @@ from jaxgames.search.star_lanes.frames import (
     pack,
     select,
     unpack,
-    write,
 )
 from jaxgames.search.star_lanes.lists import fill
 from jaxgames.search.star_lanes.nodes import Nodes
@@ -118,7 +118,7 @@ class Search(Nodes):
             finish & (sp > 0),
         )
         lane = lane._replace(
-            rows=write(lane.rows, up, pack(reported), finish & (sp > 0)),
+            rows=engine.write_row(lane.rows, up, pack(reported), finish & (sp > 0)),
             sp=jnp.where(finish, up, sp),
             done=lane.done | (finish & (sp == 0)),
             cutoffs=lane.cutoffs + (left_early & ~is_chance).astype(jnp.int32),
@@ -210,11 +210,11 @@ class Search(Nodes):
             probe_cutoffs=lane.probe_cutoffs + (fringe_cut if self.star2 else 0),
         )
         opened = self.child_frame(cur, is_chance & ~probing, probing, move, child, c_alpha, c_beta)
-        rows = write(lane.rows, sp, pack(here), expand)
-        rows = write(rows, sp + 1, pack(opened), push)
+        rows = engine.write_row(lane.rows, sp, pack(here), expand)
+        rows = engine.write_row(rows, sp + 1, pack(opened), push)
         return lane._replace(
             rows=rows,
-            state=write(lane.state, sp + 1, child, push),
+            state=engine.write_row(lane.state, sp + 1, child, push),
             sp=jnp.where(push, sp + 1, sp),
             pending=push & (c_kind != CHANCE_KIND),
         )

@@ -160,17 +160,6 @@ class Counters(NamedTuple):
     probe_cutoffs: jax.Array
 
 
-def write(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
-    """Row ``i`` of every leaf of ``x`` set to ``value`` where ``active``; an inactive write
-    goes to an out-of-range row and is dropped, so the old row is not read."""
-
-    def one(column, v):
-        n = column.shape[0]
-        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
-
-    return jax.tree.map(one, x, value)
-
-
 def select(mask: jax.Array, new: Any, old: Any) -> Any:
     return jax.tree.map(lambda a, b: jnp.where(mask, a, b), new, old)
 
