@@ -8,50 +8,42 @@ adversarial searches on top; :func:`evaluate` runs a search over many positions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from types import ModuleType
 from typing import Any
 
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.registry import list_games, make, register
 
 
+def _bulk() -> ModuleType:
+    """:mod:`jaxgames.bulk`, imported on first use (so ``import jaxgames`` stays cheap), with
+    JAX's persistent compilation cache turned on
+    (:func:`jaxgames.compilation.use_persistent_cache`): the next process skips compiling."""
+    from jaxgames import bulk
+    from jaxgames.compilation import use_persistent_cache
+
+    use_persistent_cache()
+    return bulk
+
+
 def evaluate(
-    game: Game | str,
-    positions: Iterable[Any],
-    algorithm: str = "auto",
-    depth: int = 4,
-    chunk_size: int | None = None,
-    **options: Any,
+    game: Game | str, positions: Iterable[Any], *args: Any, **options: Any
 ) -> list[dict[str, Any]]:
     """Search every position; one row (a dict) per position, in input order.
 
-    See :func:`jaxgames.bulk.evaluate` (imported on first use, so ``import jaxgames`` stays
-    cheap). Compiled searches are kept in JAX's persistent compilation cache
-    (:func:`jaxgames.compilation.use_persistent_cache`), so the next process skips compiling.
+    The arguments are those of :func:`jaxgames.bulk.evaluate` (``algorithm="auto"``,
+    ``depth=4``, ``chunk_size=None``, the search's options); compiled searches are kept in
+    JAX's persistent compilation cache.
     """
-    from jaxgames import bulk
-    from jaxgames.compilation import use_persistent_cache
-
-    use_persistent_cache()
-
-    return bulk.evaluate(game, positions, algorithm, depth, chunk_size, **options)
+    return _bulk().evaluate(game, positions, *args, **options)
 
 
 def iter_evaluate(
-    game: Game | str,
-    positions: Iterable[Any],
-    algorithm: str = "auto",
-    depth: int = 4,
-    chunk_size: int | None = None,
-    **options: Any,
+    game: Game | str, positions: Iterable[Any], *args: Any, **options: Any
 ) -> Iterator[dict[str, Any]]:
     """Like :func:`evaluate`, yielding the rows as each chunk is done
     (:func:`jaxgames.bulk.iter_evaluate`), with the same compilation cache."""
-    from jaxgames import bulk
-    from jaxgames.compilation import use_persistent_cache
-
-    use_persistent_cache()
-
-    return bulk.iter_evaluate(game, positions, algorithm, depth, chunk_size, **options)
+    return _bulk().iter_evaluate(game, positions, *args, **options)
 
 
 __all__ = [

@@ -39,8 +39,8 @@ def wide_vectors() -> bool:
 
     XLA prefers 256-bit vectors by default. A search's event loop is a long chain of
     elementwise integer work over its lanes (bitboards, packed frames), which twice as wide
-    vectors do in fewer instructions: bulk alpha-beta ran 3-30% faster in the benchmark
-    (most at depth 4; ``benchmarks/README.md``). Other CPUs and platforms are unaffected.
+    vectors do in fewer instructions: bulk alpha-beta ran faster in the benchmark
+    (``benchmarks/README.md`` has the figures). Other CPUs and platforms are unaffected.
 
     Returns:
         True when the flag was set here, False when it could not be or was not wanted.

@@ -3,7 +3,8 @@
     rows = jaxgames.evaluate("connect4", ["4453", "4455 18"], algorithm="alphabeta", depth=4)
 
 :mod:`~jaxgames.bulk.evaluate` searches the chunks and makes the rows;
-:mod:`~jaxgames.bulk.output` writes them (JSONL, CSV, a table), resumably;
+:mod:`~jaxgames.bulk.output` writes them (JSONL, CSV, a table), resumably, and checks that
+rows already in an output file belong to the run that resumes it;
 :mod:`~jaxgames.bulk.distributed` slices the input over the processes of a multi-process run.
 """
 
@@ -13,6 +14,7 @@ from jaxgames.bulk.evaluate import (
     DEFAULT_CHUNK_SIZE,
     Chunk,
     batch_search,
+    check_chunk_memory,
     columns,
     default_algorithm,
     evaluate,
@@ -26,6 +28,7 @@ __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "Chunk",
     "batch_search",
+    "check_chunk_memory",
     "columns",
     "default_algorithm",
     "evaluate",

@@ -54,6 +54,7 @@ Every row is a JSON-serialisable dict, in input order:
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
@@ -68,6 +69,10 @@ from jaxgames.positions import Position, parse_line
 
 DEFAULT_CHUNK_SIZE = 1024
 """Positions per chunk: one batch search at a time, and one flush of the CLI's output."""
+
+
+MEMORY_SHARE = 0.25
+"""The share of this machine's memory one chunk's roots may take (:func:`check_chunk_memory`)."""
 
 
 class Chunk(NamedTuple):
@@ -126,57 +131,26 @@ def columns(game: Game) -> list[str]:
 
 # ---------------------------------------------------------------- evaluation
 def evaluate(
-    game: Game | str,
-    positions: Iterable[Any],
-    algorithm: str = "auto",
-    depth: int = 4,
-    chunk_size: int | None = None,
-    *,
-    distributed: bool = False,
-    **options: Any,
+    game: Game | str, positions: Iterable[Any], *args: Any, **options: Any
 ) -> list[dict[str, Any]]:
     """Search every position and return one row per position, in input order.
 
-    Args:
-        game: a :class:`Game`, or a name or spec string (``"connect4:width=5,height=4"``).
-        positions: strings, :class:`~jaxgames.positions.Position` records or parsed states
-            (see the module docstring).
-        algorithm: ``"alphabeta"``, ``"expectiminimax"``, ``"minimax"``, ... (see
-            :func:`known_algorithms`); ``"auto"`` (default): :func:`default_algorithm`.
-        depth: plies searched below each root (>= 0).
-        chunk_size: positions per batch search (default :data:`DEFAULT_CHUNK_SIZE`).
-        distributed: run under JAX's multi-process runtime (:func:`initialize_distributed`)
-            and evaluate only this process's contiguous slice of the positions; the rows
-            returned are that slice's.
-        **options: passed to the batch search (e.g. ``max_nodes`` for minimax).
-
-    Raises:
-        GameError: unknown game or algorithm, a position that does not parse, a bad depth or
-            chunk size.
+    The arguments are those of :func:`iter_chunks`:
+    ``evaluate(game, positions, algorithm="auto", depth=4, chunk_size=None, *,
+    distributed=False, **options)``.
     """
-    rows = iter_evaluate(
-        game, positions, algorithm, depth, chunk_size, distributed=distributed, **options
-    )
-    return list(rows)
+    return list(iter_evaluate(game, positions, *args, **options))
 
 
 def iter_evaluate(
-    game: Game | str,
-    positions: Iterable[Any],
-    algorithm: str = "auto",
-    depth: int = 4,
-    chunk_size: int | None = None,
-    *,
-    distributed: bool = False,
-    **options: Any,
+    game: Game | str, positions: Iterable[Any], *args: Any, **options: Any
 ) -> Iterator[dict[str, Any]]:
     """Like :func:`evaluate`, but yields the rows one by one as each chunk is done.
 
-    The arguments are checked at the call, before the first row is asked for.
+    The arguments (those of :func:`iter_chunks`) are checked at the call, before the first
+    row is asked for.
     """
-    chunks = iter_chunks(
-        game, positions, algorithm, depth, chunk_size, distributed=distributed, **options
-    )
+    chunks = iter_chunks(game, positions, *args, **options)
     return (row for chunk in chunks for row in chunk.rows)
 
 
@@ -191,11 +165,26 @@ def iter_chunks(
     shard: bool | None = None,
     **options: Any,
 ) -> Iterator[Chunk]:
-    """The chunks of a bulk evaluation, as they are done (arguments as :func:`evaluate`).
+    """The chunks of a bulk evaluation, as they are done.
 
     Args:
+        game: a :class:`Game`, or a name or spec string (``"connect4:width=5,height=4"``).
+        positions: strings, :class:`~jaxgames.positions.Position` records or parsed states
+            (see the module docstring).
+        algorithm: ``"alphabeta"``, ``"expectiminimax"``, ``"minimax"``, ... (see
+            :func:`known_algorithms`); ``"auto"`` (default): :func:`default_algorithm`.
+        depth: plies searched below each root (>= 0).
+        chunk_size: positions per batch search (default :data:`DEFAULT_CHUNK_SIZE`).
+        distributed: run under JAX's multi-process runtime (:func:`initialize_distributed`)
+            and evaluate only this process's contiguous slice of the positions; the rows
+            returned are that slice's.
         shard: spread each chunk over the local devices; ``None`` (default) does so when
             there is more than one.
+        **options: passed to the batch search (e.g. ``max_nodes`` for minimax).
+
+    Raises:
+        GameError: unknown game or algorithm, a position that does not parse, a bad depth or
+            chunk size.
     """
     if isinstance(game, str):
         from jaxgames.registry import make
@@ -244,6 +233,26 @@ def _chunks(
         rows = _rows(game, list(texts), list(labels), roots, n, result, depth, algorithm)
         nodes = int(np.asarray(result.nodes)[:n].sum())
         yield Chunk(rows, time.perf_counter() - start, nodes)
+
+
+def check_chunk_memory(game: Game, chunk_size: int) -> None:
+    """Refuse a chunk size whose roots (padded, sharded, and the frames' copies: about four
+    times the states) would take more than :data:`MEMORY_SHARE` of this machine's memory."""
+    from jaxgames.kernels.playout import state_bytes
+
+    held = chunk_size * state_bytes(game) * 4
+    if held > MEMORY_SHARE * _memory_bytes():
+        raise GameError(
+            f"evaluate: --chunk {chunk_size:,} would hold about {held / 2**30:,.1f} GiB of "
+            f"{game.spec} positions at once; use a smaller --chunk"
+        )
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
 
 
 def padded_size(n: int, chunk_size: int) -> int:

@@ -112,6 +112,33 @@ _TABLE_WIDTHS = {
 }
 
 
+def jsonl(rows: list[dict[str, Any]]) -> str:
+    """Rows as JSON lines, one row a line."""
+    return "".join(json.dumps(row) + "\n" for row in rows)
+
+
+def check_resume(
+    path: str, done: list[dict[str, Any]], positions: Any, depth: int, algorithm: str
+) -> None:
+    """Consume the first ``len(done)`` input ``positions`` (texts or records), checking that
+    they are those of the rows ``done`` already in ``path``, searched by ``algorithm`` at
+    ``depth``."""
+    for number, row in enumerate(done, start=1):
+        if str(row.get("depth")) != str(depth) or row.get("algorithm") != algorithm:
+            raise OutputError(
+                f"{path}: row {number} is {row.get('algorithm')} at depth {row.get('depth')}, "
+                f"not {algorithm} at depth {depth}; choose another --out"
+            )
+        item = next(positions, None)
+        text = item if isinstance(item, str) or item is None else item.text
+        if text != row["position"]:
+            raise OutputError(
+                f"{path}: the output file belongs to other input (row {number} is position "
+                f"{row['position']!r}, input position {number} is "
+                f"{'missing' if text is None else repr(text)}); choose another --out"
+            )
+
+
 def table_line(row: dict[str, Any], columns: list[str]) -> str:
     """One aligned line of the terminal table (numbers right-aligned, text cut to width)."""
     cells = []
@@ -188,7 +215,7 @@ class RowWriter:
         elif self.fmt == "table":
             out.writelines(table_line(row, self.columns) + "\n" for row in rows)
         else:
-            out.writelines(json.dumps(row) + "\n" for row in rows)
+            out.write(jsonl(rows))
         out.flush()
         self.written += len(rows)
 

@@ -30,6 +30,7 @@ with the fields of :class:`LaneFields`; ``run`` is traced inside the search's ow
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
@@ -99,6 +100,18 @@ def lane_phases(num_lanes: int, shrink: int) -> tuple[int, ...]:
         while len(sizes) < 3 and sizes[-1] // shrink >= 8:
             sizes.append(sizes[-1] // shrink)
     return tuple(sizes)
+
+
+def write_row(x: Any, i: jax.Array, value: Any, active: Any = True) -> Any:
+    """Row ``i`` of every leaf of ``x`` (a lane's stack: states, packed frames, move lists)
+    set to ``value`` where ``active``; an inactive write goes to an out-of-range row and is
+    dropped, so the old row is not read."""
+
+    def one(column, v):
+        n = column.shape[0]
+        return column.at[jnp.where(active, i, n)].set(jnp.asarray(v, column.dtype), mode="drop")
+
+    return jax.tree.map(one, x, value)
 
 
 def _rows(x: Any, index: jax.Array) -> Any:
@@ -296,3 +309,20 @@ def on_devices(
         out_specs=spec,
         check_vma=False,
     )(*sharded)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def run_on_devices(
+    search: Callable[..., Any],
+    mesh: Mesh | None,
+    sharded: tuple[Any, ...],
+    replicated: tuple[Any, ...] = (),
+) -> Any:
+    """``search(*sharded, *replicated)`` compiled, on one device or each device of ``mesh``
+    its contiguous share of ``sharded`` (:func:`on_devices`).
+
+    ``search`` is what one device runs (typically :func:`run` of a search's program): a
+    hashable value, such as a frozen dataclass of the search's static settings, so that
+    equal searches share one compilation.
+    """
+    return on_devices(search, mesh, sharded, *replicated)

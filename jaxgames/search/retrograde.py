@@ -59,11 +59,9 @@ How it runs
    float32 is 1.0000000298 / 6, a bias that would otherwise build up over long games).
 
 The result's ``residual`` is that float64 residual. The error of the values can exceed it
-by the inverse of the gap in the sweeps' rate of convergence (about 20x on the dice race of
-``jaxgames/games``, where each sweep shrinks the change by about 4.5%; a ten times smaller
-``tol`` costs about 40 more sweeps there). That race to 100 (2,020,000 states) takes two
-rounds, about 500 sweeps, to a residual of 4e-12 at the default ``tol``; its first-player win
-probability then agrees with an independent float64 solve to about 1e-12.
+by the inverse of the gap in the sweeps' rate of convergence: where each sweep shrinks the
+change only a little, the values can be several times further from the solution than the
+residual says, and a smaller ``tol`` costs more sweeps.
 
 Sweeps are wide (every state at once) and few per round-trip to the host, which suits an
 accelerator; a Gauss-Seidel order along the game's progress would need fewer sweeps but
@@ -375,7 +373,7 @@ def _sweep_until(
     """Sweep until the largest change is <= ``stop``: returns (d, last change, sweeps).
 
     Tables are branch-major and the branches are unrolled: one 1-D gather per branch is
-    several times faster on CPU than one 2-D gather.
+    faster on CPU than one 2-D gather.
     """
     num_dec = dec_h.shape[1]
     zero = jnp.zeros((1,), d.dtype)
@@ -403,6 +401,34 @@ def _sweep_until(
         return new, jnp.max(jnp.abs(new - d)), count + 1
 
     return jax.lax.while_loop(cond, body, (d, jnp.float32(jnp.inf), jnp.int32(0)))
+
+
+def _correction(
+    lay: _Layout,
+    device: dict[str, jax.Array],
+    base: np.ndarray,
+    new: np.ndarray,
+    signed: np.ndarray,
+    stop: float,
+    sweeps_left: int,
+) -> tuple[np.ndarray, int]:
+    """One round's correction ``d`` to the ``base`` values, from float64 differences to the
+    base (the host backup's ``new`` and ``signed``), swept on the device until it moves
+    less than ``stop`` or ``sweeps_left`` run out; and the sweeps it took."""
+    g = np.where(lay.dec_mask, signed - (lay.dec_sign * base[: lay.dec.size])[:, None], -np.inf)
+    c = new[lay.dec.size :] - base[lay.dec.size :]
+    d, _, count = _sweep_until(
+        jnp.zeros((lay.sentinel + 1,), jnp.float32),
+        device["dec_pos"],
+        jnp.asarray(g.T, jnp.float32),
+        device["dec_sign"],
+        device["ch_pos"],
+        device["ch_p"],
+        jnp.asarray(c, jnp.float32),
+        jnp.float32(stop),
+        jnp.int32(sweeps_left),
+    )
+    return np.asarray(d, np.float64)[:-1], int(count)
 
 
 def value_iteration(
@@ -451,26 +477,13 @@ def value_iteration(
     bound = max(abs(game.utility_min), abs(game.utility_max), 1.0)
     residual = float(np.max(np.abs(new - base), initial=0.0))
     while residual > tol and rounds < max_rounds and sweeps < max_sweeps:
-        # the correction d for this round, from float64 differences to the base
-        g = np.where(lay.dec_mask, signed - (lay.dec_sign * base[: lay.dec.size])[:, None], -np.inf)
-        c = new[lay.dec.size :] - base[lay.dec.size :]
         # round 0 stops near float32's resolution, later ones at tol (their d is small)
         floor = 16 * _EPS32 * (bound if rounds == 0 else residual)
         t1 = time.perf_counter()
-        d, _, count = _sweep_until(
-            jnp.zeros((lay.sentinel + 1,), jnp.float32),
-            device["dec_pos"],
-            jnp.asarray(g.T, jnp.float32),
-            device["dec_sign"],
-            device["ch_pos"],
-            device["ch_p"],
-            jnp.asarray(c, jnp.float32),
-            jnp.float32(max(tol / 2, floor)),
-            jnp.int32(max_sweeps - sweeps),
-        )
-        d = np.asarray(d, np.float64)[:-1]
+        stop = max(tol / 2, floor)
+        d, count = _correction(lay, device, base, new, signed, stop, max_sweeps - sweeps)
         sweep_s += time.perf_counter() - t1
-        sweeps += int(count)
+        sweeps += count
         rounds += 1
         t1 = time.perf_counter()
         base = base + d

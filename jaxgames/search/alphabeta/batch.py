@@ -10,6 +10,7 @@ bounds each test proves, so the next test is cheap where it overlaps).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from typing import Any, NamedTuple
@@ -17,7 +18,6 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import Mesh
 
 from jaxgames import progress
 from jaxgames.capabilities import ValueBounds
@@ -124,38 +124,33 @@ def _program(game: Game, config: Config, mode: Mode) -> engine.LaneProgram:
     )
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3, 4, 5, 6))
-def _run(
-    game: Game,
-    config: Config,
-    mode: Mode,
-    phases: tuple[int, ...],
-    events: int,
-    helpers: bool,
-    mesh: Mesh | None,
-    roots: Any,
-    plans: Plan,
-    tables: jax.Array,
-) -> tuple[engine.Jobs, jax.Array]:
-    """Every root settled, on one device or each device its share (``tables`` is
-    ``[devices, T, 4]``: a table per device)."""
-    program = _program(game, config, mode)
+@dataclasses.dataclass(frozen=True)
+class _Lanes:
+    """Every root's search on one device, with its own table ``tables`` ``[1, T, 4]``
+    (:func:`~jaxgames.search.lanes.run_on_devices`; the tables of all devices are
+    ``[devices, T, 4]``); the fields are what one compiled search is."""
 
-    def one_device(roots, plans, tables):
+    game: Game
+    config: Config
+    mode: Mode
+    phases: tuple[int, ...]
+    events: int
+    helpers: bool
+
+    def __call__(self, roots: Any, plans: Plan, tables: jax.Array) -> tuple[engine.Jobs, Any]:
+        program = _program(self.game, self.config, self.mode)
         jobs, (table_, _) = engine.run(
             program,
             roots,
             plans,
-            _outcome_like(config),
+            _outcome_like(self.config),
             Counters(*(jnp.int32(0) for _ in Counters._fields)),
             (tables[0], None),
-            phases,
-            events,
-            helpers,
+            self.phases,
+            self.events,
+            self.helpers,
         )
         return jobs, table_[None]
-
-    return engine.on_devices(one_device, mesh, (roots, plans, tables))
 
 
 def _outcome_like(config: Config) -> Outcome:
@@ -226,14 +221,14 @@ def alphabeta_batch(
         run.solver,
         exact_leaves=run.exact and not run.config.quiescence,
     )
-    args = (game, run.config, mode, phases, run.events, run.helpers, mesh, roots, plans, tables)
+    per_device = _Lanes(game, run.config, mode, phases, run.events, run.helpers)
+    args = (per_device, mesh, (roots, plans, tables))
     compile_start = time.perf_counter()
     with progress.phase(f"compiling alpha-beta of {n:,} positions"):
-        lowered = _run.lower(*args)
-        lowered.compile()
+        engine.run_on_devices.lower(*args).compile()
     compile_s = time.perf_counter() - compile_start
     with progress.phase(f"alpha-beta of {n:,} positions"):
-        jobs, _ = _run(*args)
+        jobs, _ = engine.run_on_devices(*args)
     return _result(
         game,
         run,
