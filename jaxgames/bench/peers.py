@@ -1,0 +1,217 @@
+"""The peers of the benchmarks, driven in the same harness as jaxgames where they can be:
+pgx (a jitted ``vmap`` of its ``step`` with jaxgames' random-move sampler), OpenSpiel (whole
+games from Python) and python-chess. Each is imported only when used."""
+
+from __future__ import annotations
+
+import functools
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.bench.config import PYTHON_CHESS_MAX_POSITIONS, GameBench, Settings
+from jaxgames.bench.helpers import measure
+from jaxgames.bench.random_play import max_plies, play_keys, where_lanes
+from jaxgames.game import Game
+from jaxgames.kernels import batch_size, batched, sample_legal, take, unstack
+
+
+@functools.cache
+def pgx_env(name: str) -> Any:
+    """pgx's environment of a game (made once: its jitted calls are cached by it)."""
+    import pgx
+
+    return pgx.make(name)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 3))
+def pgx_random_play(env: Any, n: int, seed: int, plies: int) -> Any:
+    """pgx's positions by the random play of :func:`jaxgames.bench.random_play.positions`
+    (the same uniforms)."""
+    k_len, k_play, k_step = play_keys(seed)
+    targets = jax.random.randint(k_len, (n,), 0, plies + 1)
+    states = jax.vmap(env.init)(jax.random.split(k_step, n))
+
+    def body(t: jax.Array, states: Any) -> Any:
+        uniform = jax.random.uniform(jax.random.fold_in(k_play, t), (n,))
+        action = sample_legal(states.legal_action_mask, uniform)
+        keys = jax.random.split(jax.random.fold_in(k_step, t), n)
+        stepped = jax.vmap(env.step)(states, action, keys)
+        go = (t < targets) & ~stepped.terminated
+        return jax.tree.map(lambda new, old: where_lanes(go, new, old), stepped, states)
+
+    return jax.lax.fori_loop(0, plies, body, states)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _pgx_step_once(env: Any, states: Any, key: jax.Array) -> Any:
+    """pgx's step of every state, with the same sampler as :func:`_step_once`."""
+    n = states.legal_action_mask.shape[0]
+    k_u, k_s = jax.random.split(key)
+    action = sample_legal(states.legal_action_mask, jax.random.uniform(k_u, (n,)))
+    return jax.vmap(env.step)(states, action, jax.random.split(k_s, n))
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def pgx_playouts(env: Any, n: int, key: jax.Array) -> jax.Array:
+    """``n`` random pgx games from the start to their end; returns their lengths int32[n]."""
+    k_init, k_loop = jax.random.split(key)
+    states = jax.vmap(env.init)(jax.random.split(k_init, n))
+
+    def cond(carry: tuple) -> jax.Array:
+        return ~jnp.all(carry[0].terminated)
+
+    def body(carry: tuple) -> tuple:
+        states, length, key = carry
+        key, k_u, k_s = jax.random.split(key, 3)
+        mask = states.legal_action_mask | states.terminated[:, None]  # finished: any action
+        action = sample_legal(mask, jax.random.uniform(k_u, (n,)))
+        length = length + (~states.terminated).astype(jnp.int32)
+        states = jax.vmap(env.step)(states, action, jax.random.split(k_s, n))
+        return states, length, key
+
+    zeros = jnp.zeros((n,), jnp.int32)
+    return jax.lax.while_loop(cond, body, (states, zeros, k_loop))[1]
+
+
+def pgx_peer(
+    game: Game,
+    spec: GameBench,
+    workload: str,
+    ours: Any,
+    n: int,
+    key: jax.Array,
+    cfg: Settings,
+) -> dict[str, Any] | None:
+    """pgx's ``step`` or ``playouts`` on the current default device, or None (no such work).
+
+    Args:
+        ours: jaxgames' positions (numpy), to check whether pgx's are the same.
+        cfg: the run's settings; ``cfg.backend`` is the backend measured.
+    """
+    if workload not in ("step", "playouts"):
+        return None
+    env = pgx_env(spec.pgx)
+    if workload == "playouts":
+        timing = measure(lambda: pgx_playouts(env, n, key), cfg.repeats, cfg.min_sample_s)
+        where = "start"
+        extra = {"moves_per_s": float(np.asarray(timing.output).sum()) / timing.seconds}
+    else:
+        states = pgx_random_play(env, n, cfg.seed, max_plies(game))
+        where = _same_positions(game, ours, states)
+        timing = measure(lambda: _pgx_step_once(env, states, key), cfg.repeats, cfg.min_sample_s)
+        extra = {}
+    peer = {
+        "name": "pgx",
+        "backend": cfg.backend,
+        "throughput": n / timing.seconds,
+        "positions": where,
+        "first_call_s": timing.first_call_s,
+        "compile_s": timing.compile_s,
+        "seconds": timing.seconds,
+    }
+    if extra:
+        peer["extra"] = extra
+    if spec.pgx_note:
+        peer["note"] = spec.pgx_note
+    return peer
+
+
+def _same_positions(game: Game, ours: Any, theirs: Any) -> str:
+    """Whether pgx stands on our positions: "same" when its legal masks equal ours on every
+    position (the same actions were played from the same start), else it played its own
+    random games with the same ply counts (its actions are numbered otherwise)."""
+    mask = np.asarray(batched(game).legal_mask(ours))  # [B, A]
+    other = np.asarray(theirs.legal_action_mask)  # [B, A']
+    if mask.shape == other.shape and np.array_equal(mask, other):
+        return "same"
+    return "own random play, same ply counts"
+
+
+def openspiel_playouts(game: Game, spec: GameBench, budget_s: float, seed: int) -> dict[str, Any]:
+    """OpenSpiel's whole random games from the start for ``budget_s`` (at least three), as a
+    peer entry of ``jaxgames bench``: see :func:`play_openspiel`."""
+    spiel = play_openspiel(spec.openspiel, spec.openspiel_params(game), budget_s, 3, seed)
+    return {
+        "name": "open_spiel",
+        "backend": "cpu",
+        "throughput": spiel.games / spiel.seconds,
+        "positions": "start",
+        "seconds": spiel.seconds,
+        "extra": {"moves_per_s": spiel.moves / spiel.seconds, "games": float(spiel.games)},
+        "note": "C++ games driven from Python, one game at a time, one thread",
+    }
+
+
+@dataclass
+class SpielGames:
+    """OpenSpiel's random games: how many, their moves, each game's returns, the time."""
+
+    games: int
+    moves: int
+    returns: list[list[float]]
+    seconds: float
+
+
+def play_openspiel(
+    name: str,
+    params: dict[str, Any] | None = None,
+    seconds: float = 0.0,
+    min_games: int = 1,
+    seed: int = 0,
+) -> SpielGames:
+    """Whole random OpenSpiel games from the start, one at a time from Python over its C++
+    game, until ``seconds`` have passed and at least ``min_games`` are played.
+
+    Chance nodes draw their outcome by its probability, decisions uniformly from
+    ``legal_actions`` (Python's ``random.Random(seed)``).
+    """
+    import pyspiel
+
+    os_game = pyspiel.load_game(name, params or {})
+    rng = random.Random(seed)
+    games = moves = 0
+    returns = []
+    t0 = time.perf_counter()
+    while games < min_games or time.perf_counter() - t0 < seconds:
+        state = os_game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        returns.append(list(state.returns()))
+        games += 1
+    return SpielGames(games, moves, returns, time.perf_counter() - t0)
+
+
+def python_chess_step(game: Game, states: Any, cfg: Settings) -> dict[str, Any]:
+    """python-chess on the same positions: legal moves, push a random one, pop it."""
+    import chess
+
+    n = min(batch_size(states), PYTHON_CHESS_MAX_POSITIONS)
+    boards = [chess.Board(game.format(s)) for s in unstack(take(states, np.arange(n)))]
+    rng = random.Random(cfg.seed)
+
+    def call() -> int:
+        for board in boards:
+            board.push(rng.choice(list(board.legal_moves)))
+            board.pop()
+        return n
+
+    timing = measure(call, cfg.repeats, cfg.min_sample_s)
+    return {
+        "name": "python-chess",
+        "backend": "cpu",
+        "throughput": n / timing.seconds,
+        "positions": "same" if n == batch_size(states) else f"same (the first {n})",
+        "seconds": timing.seconds,
+        "note": "pure Python, one position at a time",
+    }
