@@ -29,11 +29,8 @@ allows it, else the first call minus a timed second call).
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
 import random
-import statistics
 import sys
 import time
 from typing import Any
@@ -41,29 +38,29 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxgames.kernels import batched, stack, take, to_numpy
-from jaxgames.kernels.playout import _playouts, compaction_pays
-from machine import machine_info
-from playouts import import_time, pgx_runner, time_compiled
+from jaxgames.kernels import stack, take, to_numpy
 
 import jaxgames
+from jaxgames.bench.compiled import (
+    jaxgames_playouts,
+    moves_of,
+    pgx_compiled_playouts,
+    playout_row,
+)
+from jaxgames.bench.helpers import (
+    command_line,
+    import_shadowed,
+    import_time,
+    machine_info,
+    result_path,
+    write_json,
+)
+from jaxgames.bench.peers import play_openspiel
 from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.perft import perft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _python_chess():
-    """python-chess, imported with this directory off the path (this script shares its name)."""
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
-    try:
-        return importlib.import_module("chess")
-    finally:
-        sys.path[:] = saved
-
-
-chess = _python_chess()
+chess = import_shadowed("chess", HERE)  # python-chess: this script shares its name
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 START = chess.STARTING_FEN
 PUBLISHED = {
@@ -190,75 +187,39 @@ def bench_perft(
 
 # ---------------------------------------------------------------- playouts
 def _row(impl, batch, compile_s, times, moves, truncated=None) -> dict[str, Any]:
-    median = statistics.median(times)
-    row = {
-        "impl": impl,
-        "batch": batch,
-        "compile_s": compile_s,
-        "seconds_median": median,
-        "seconds_min": min(times),
-        "playouts_per_s": batch / median,
-        "moves_per_s": moves / median,
-        "mean_length": moves / batch,
-    }
+    row = {**playout_row(impl, batch, compile_s, times, moves), "mean_length": moves / batch}
     if truncated is not None:
         row["truncated_fraction"] = truncated / batch
     return row
 
 
 def bench_ours(batch: int, repeats: int, max_steps: int | None) -> dict[str, Any]:
-    game = jaxgames.make("chess")
-    states = batched(game).init(batch)
-    key = jax.random.key(0)
-    steps = max_steps or game.max_game_length
-    compact = compaction_pays(steps, batch)
-    t0 = time.perf_counter()
-    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
-    compile_s = time.perf_counter() - t0
-    times, out = time_compiled(compiled, (states, key), repeats)
+    compile_s, times, out = jaxgames_playouts(jaxgames.make("chess"), batch, repeats, max_steps)
     impl = "jaxgames" if max_steps is None else f"jaxgames_cap{max_steps}"
-    moves = int(np.asarray(out.lengths).sum())
-    return _row(impl, batch, compile_s, times, moves, int(np.asarray(out.truncated).sum()))
+    truncated = int(np.asarray(out.truncated).sum())
+    return _row(impl, batch, compile_s, times, moves_of(out.lengths), truncated)
 
 
 def bench_pgx(batch: int, repeats: int) -> dict[str, Any] | None:
     try:
-        import pgx
+        compile_s, times, lengths = pgx_compiled_playouts("chess", batch, repeats)
     except ImportError:
         return None
-    run = pgx_runner(pgx.make("chess"))
-    run.batch = batch
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(run).lower(key).compile()
-    compile_s = time.perf_counter() - t0
-    times, lengths = time_compiled(compiled, (key,), repeats)
-    return _row("pgx", batch, compile_s, times, int(np.asarray(lengths).sum()))
+    return _row("pgx", batch, compile_s, times, moves_of(lengths))
 
 
 def bench_openspiel(seconds: float) -> dict[str, Any] | None:
     try:
-        import pyspiel
+        spiel = play_openspiel("chess", seconds=seconds)
     except ImportError:
         return None
-    game = pyspiel.load_game("chess")
-    rng = random.Random(0)
-    games = moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds or games == 0:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
-        games += 1
-    elapsed = time.perf_counter() - start
     return {
         "impl": "openspiel_python_loop",
         "batch": 1,
-        "games": games,
-        "playouts_per_s": games / elapsed,
-        "moves_per_s": moves / elapsed,
-        "mean_length": moves / games,
+        "games": spiel.games,
+        "playouts_per_s": spiel.games / spiel.seconds,
+        "moves_per_s": spiel.moves / spiel.seconds,
+        "mean_length": spiel.moves / spiel.games,
     }
 
 
@@ -442,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     result = {
         "benchmark": "chess",
-        "command": "python benchmarks/chess.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("chess.py", argv),
         "machine": machine_info(),
         "import_time_s": imports,
         "perft": perft_rows,
@@ -450,10 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         "alphabeta": alphabeta_row,
         "selective": selective_rows,
     }
-    out = args.out or os.path.join(HERE, "results", f"chess_{jax.default_backend()}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "chess"))
     print(f"wrote {out}")
     return 0
 

@@ -93,7 +93,6 @@ the host driver at depth 3.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import random
@@ -106,10 +105,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import playouts, stack, take
-from machine import machine_info
-from report import table
 
 import jaxgames
+from jaxgames.bench.helpers import (
+    load_average,
+    machine_info,
+    result_path,
+    sample,
+    table_of,
+    write_json,
+)
+from jaxgames.bench.searches import one_at_a_time, single_row, single_table
 from jaxgames.game import Game
 from jaxgames.games.uniform_tree import node_hash
 from jaxgames.search import maxn, maxn_batch, paranoid_batch
@@ -286,32 +292,19 @@ def bench_korf(players: list[int], plan: dict, trees: int, fit: int) -> dict[str
                     flush=True,
                 )
     print()
-    table(
-        [
-            "n",
-            "b",
-            "ordering",
-            "shallow ABF",
-            "Korf",
-            "paranoid ABF",
-            "b^((n-1)/n)",
-            "plain",
-            "shallow/plain at max d",
-        ],
-        [
-            [
-                f["players"],
-                f["b"],
-                f["ordering"],
-                f"{f['shallow_abf']:.3f}",
-                f"{f['korf_prediction']:.3f}",
-                f"{f['paranoid_abf']:.3f}",
-                f"{f['paranoid_best_case_reference']:.3f}",
-                f["plain_abf"],
-                f"{f['shallow_leaves_at_max_depth_vs_plain']:.3f}",
-            ]
-            for f in fits
-        ],
+    table_of(
+        fits,
+        {
+            "n": "players",
+            "b": "b",
+            "ordering": "ordering",
+            "shallow ABF": lambda f: f"{f['shallow_abf']:.3f}",
+            "Korf": lambda f: f"{f['korf_prediction']:.3f}",
+            "paranoid ABF": lambda f: f"{f['paranoid_abf']:.3f}",
+            "b^((n-1)/n)": lambda f: f"{f['paranoid_best_case_reference']:.3f}",
+            "plain": "plain_abf",
+            "shallow/plain at max d": lambda f: f"{f['shallow_leaves_at_max_depth_vs_plain']:.3f}",
+        },
     )
     return {"rows": rows, "fits": fits, "sum_bound": S, "fit_over_last_depths": fit}
 
@@ -332,18 +325,6 @@ def cc_positions(game, count: int, seed: int, plies: tuple[int, int]) -> Any:
     return stack(out)
 
 
-def timed(fn, repeats: int) -> tuple[float, list[float], Any]:
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t0)
-    return first, times, out
-
-
 def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> list[dict]:
     game = jaxgames.make("chinese_checkers", players=players, move_limit=limit)
     print(f"\n== random playouts, Chinese checkers {players} players, move limit {limit}")
@@ -351,7 +332,7 @@ def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> 
     for batch in sizes:
         states = stack([game.init()] * batch)
         key = jax.random.PRNGKey(0)
-        first, times, out = timed(lambda s=states, k=key: playouts(game, s, 1, k), repeats)
+        first, times, out = sample(lambda s=states, k=key: playouts(game, s, 1, k), repeats)
         median = statistics.median(times)
         moves = int(np.asarray(out.lengths).sum())
         rows.append(
@@ -368,12 +349,15 @@ def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> 
                 "won": int((np.asarray(out.utilities).max(axis=2) == 1).sum()),
             }
         )
-    table(
-        ["batch", "playouts/s", "moves/s", "median s", "first call s"],
-        [
-            [r["batch"], r["playouts_per_s"], r["moves_per_s"], r["median_s"], r["first_call_s"]]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "batch": "batch",
+            "playouts/s": "playouts_per_s",
+            "moves/s": "moves_per_s",
+            "median s": "median_s",
+            "first call s": "first_call_s",
+        },
     )
     return rows
 
@@ -391,7 +375,7 @@ def bench_maxn(players: int, depth: int, sizes: list[int], repeats: int) -> list
             ("shallow", lambda r=roots: maxn_batch(game, r, depth, pruning="shallow")),
             ("paranoid", lambda r=roots: paranoid_batch(game, r, depth)),
         ):
-            first, times, res = timed(run, repeats)
+            first, times, res = sample(run, repeats)
             median = statistics.median(times)
             out[label] = res
             rows.append(
@@ -413,20 +397,17 @@ def bench_maxn(players: int, depth: int, sizes: list[int], repeats: int) -> list
         rows[-2]["values_equal_plain"] = bool(
             np.array_equal(out["shallow"].value, out["none"].value)
         )
-    table(
-        ["batch", "search", "nodes/s", "positions/s", "nodes/pos", "cutoffs", "first call s"],
-        [
-            [
-                r["batch"],
-                r["search"],
-                r["nodes_per_s"],
-                r["positions_per_s"],
-                r["nodes_per_position"],
-                r["cutoffs"],
-                r["first_call_s"],
-            ]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "batch": "batch",
+            "search": "search",
+            "nodes/s": "nodes_per_s",
+            "positions/s": "positions_per_s",
+            "nodes/pos": "nodes_per_position",
+            "cutoffs": "cutoffs",
+            "first call s": "first_call_s",
+        },
     )
     return rows
 
@@ -442,46 +423,16 @@ def bench_single(players: int, depths: list[int], count: int) -> list[dict]:
         split = min(2, depth - 1)  # the host driver keeps the top plies, at least one
         for mode in ("device", "host"):
             kw = {"lanes": 1} if mode == "device" else {"split": split}
-            t0 = time.perf_counter()
-            for s in states:  # compiles every shape the roots need
-                maxn(game, s, depth, pruning="shallow", mode=mode, **kw)
-            first = time.perf_counter() - t0
-            times, nodes, vals = [], 0, []
-            for s in states:
-                t0 = time.perf_counter()
-                r = maxn(game, s, depth, pruning="shallow", mode=mode, **kw)
-                times.append(time.perf_counter() - t0)
-                nodes += r.stats["nodes"]
-                vals.append(r.value.tolist())
-            values[mode] = vals
-            total = sum(times)
-            rows.append(
-                {
-                    "depth": depth,
-                    "mode": mode,
-                    "split": split if mode == "host" else None,
-                    "first_pass_s": first,
-                    "seconds": total,
-                    "positions_per_s": count / total,
-                    "median_ms": 1000 * statistics.median(times),
-                    "nodes_per_s": nodes / total,
-                }
+            first, times, results = one_at_a_time(
+                lambda s, m=mode, d=depth, kw=kw: maxn(game, s, d, pruning="shallow", mode=m, **kw),
+                states,
             )
+            values[mode] = [r.value.tolist() for r in results]
+            nodes = sum(int(r.stats["nodes"]) for r in results)
+            row = single_row(depth, mode, first, times, nodes)
+            rows.append({**row, "split": split if mode == "host" else None})
         rows[-1]["values_agree_with_device"] = values["device"] == values["host"]
-    table(
-        ["depth", "mode", "positions/s", "median ms", "nodes/s", "first pass s"],
-        [
-            [
-                r["depth"],
-                r["mode"],
-                r["positions_per_s"],
-                r["median_ms"],
-                r["nodes_per_s"],
-                r["first_pass_s"],
-            ]
-            for r in rows
-        ],
-    )
+    single_table(rows)
     return rows
 
 
@@ -508,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         "argv": sys.argv[1:] if argv is None else argv,
         "jaxgames": jaxgames.__version__,
         # other work on the machine skews the rates (not the node counts): record it
-        "load_average_at_start": list(os.getloadavg()),
+        "load_average_at_start": load_average(),
     }
     if "korf" in args.sections:
         plan = {2: 8, 3: 5, 4: 4} if quick else {2: 14, 3: 9, 4: 7, 5: 6}
@@ -524,14 +475,8 @@ def main(argv: list[str] | None = None) -> int:
         depths = [2] if quick else [2, 3]
         result["single"] = bench_single(args.cc_players, depths, 3 if quick else 4)
     result["total_runtime_s"] = time.perf_counter() - start
-    result["load_average_at_end"] = list(os.getloadavg())
-    suffix = "_quick" if quick else ""
-    out = args.out or os.path.join(
-        HERE, "results", f"multiplayer_{jax.default_backend()}{suffix}.json"
-    )
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    result["load_average_at_end"] = load_average()
+    out = write_json(result, result_path(args.out, HERE, "multiplayer", quick))
     print(f"\ntotal {result['total_runtime_s']:.0f} s; wrote {os.path.relpath(out, ROOT)}")
     return 0
 

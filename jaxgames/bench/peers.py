@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -214,4 +215,68 @@ def python_chess_step(game: Game, states: Any, cfg: Settings) -> dict[str, Any]:
         "positions": "same" if n == batch_size(states) else f"same (the first {n})",
         "seconds": timing.seconds,
         "note": "pure Python, one position at a time",
+    }
+
+
+def load_openspiel_minimax() -> tuple[Any, Any] | None:
+    """(pyspiel, OpenSpiel's minimax algorithms), or None when OpenSpiel is not installed."""
+    try:
+        import pyspiel
+        from open_spiel.python.algorithms import minimax
+    except ImportError:
+        return None
+    return pyspiel, minimax
+
+
+def openspiel_alpha_beta(
+    peer: tuple[Any, Any],
+    game: Any,
+    states: list,
+    depth: int | None,
+    evals: Callable[[int], Any] | None,
+) -> dict[str, Any]:
+    """Time OpenSpiel's ``alpha_beta_search`` (pure Python over its C++ game) on each state,
+    then count its nodes in an untimed pass.
+
+    Args:
+        peer: :func:`load_openspiel_minimax`'s pair.
+        game: the pyspiel game of the states.
+        depth: the search depth (None: to the end).
+        evals: the maximizing player -> the value function at the cutoff, or None.
+
+    Returns:
+        Positions, seconds, nodes and their rates, and ``values``: each root's value.
+    """
+    _, minimax = peer
+    values = []
+    t0 = time.perf_counter()
+    for s in states:
+        vf = evals(s.current_player()) if evals else None
+        values.append(
+            minimax.alpha_beta_search(game, state=s, value_function=vf, maximum_depth=depth)[0]
+        )
+    seconds = time.perf_counter() - t0
+    original = minimax._alpha_beta
+    count = [0]
+
+    def counted(*args, **kwargs):
+        count[0] += 1
+        return original(*args, **kwargs)
+
+    minimax._alpha_beta = counted  # the recursion looks the name up in the module
+    try:
+        for s in states:
+            vf = evals(s.current_player()) if evals else None
+            minimax.alpha_beta_search(game, state=s, value_function=vf, maximum_depth=depth)
+    finally:
+        minimax._alpha_beta = original
+    n = len(states)
+    return {
+        "positions": n,
+        "seconds": seconds,
+        "positions_per_s": n / seconds,
+        "nodes": count[0],
+        "nodes_per_s": count[0] / seconds,
+        "nodes_per_position": count[0] / n,
+        "values": values,
     }
