@@ -58,6 +58,7 @@ from jaxgames.bench.helpers import (
     write_json,
 )
 from jaxgames.bench.peers import load_openspiel_minimax, openspiel_alpha_beta
+from jaxgames.bench.reference import pons_lines
 from jaxgames.bench.searches import (
     depth_table,
     one_at_a_time,
@@ -514,10 +515,8 @@ def other_sections(args: argparse.Namespace, peer, game, moves, roots) -> dict[s
     """The sections ``solve``, ``single``, ``ordering``, ``lanes`` and ``trees``."""
     quick, out = args.quick, {}
     if "solve" in args.sections:
-        with open(os.path.join(ROOT, PONS_FILE), encoding="utf-8") as f:
-            lines = [(p[0], int(p[1])) for p in (ln.split() for ln in f) if len(p) == 2]
-        solve_lines = 100 if quick else None
-        out["solve"] = bench_solve(game, peer, lines[:solve_lines], 10 if quick else 50)
+        lines = pons_lines(os.path.join(ROOT, PONS_FILE), 100 if quick else None)
+        out["solve"] = bench_solve(game, peer, lines, 10 if quick else 50)
         out["solve_note"] = NOTES["solve"]
     if "single" in args.sections:
         out["single"] = bench_single(game, moves[: 3 if quick else 20], [4, 6, 8])

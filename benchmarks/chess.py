@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
 from typing import Any
@@ -49,18 +48,17 @@ from jaxgames.bench.compiled import (
 )
 from jaxgames.bench.helpers import (
     command_line,
-    import_shadowed,
     import_time,
     machine_info,
     result_path,
     write_json,
 )
-from jaxgames.bench.peers import play_openspiel
+from jaxgames.bench.peers import middlegame_fens, play_openspiel, python_chess
 from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.perft import perft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-chess = import_shadowed("chess", HERE)  # python-chess: this script shares its name
+chess = python_chess()  # this script shares python-chess's name
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 START = chess.STARTING_FEN
 PUBLISHED = {
@@ -224,20 +222,10 @@ def bench_openspiel(seconds: float) -> dict[str, Any] | None:
 
 
 # ---------------------------------------------------------------- alpha-beta
-def middlegame_fens(n: int, seed: int = 0) -> list[str]:
+def middlegame_roots(game, n: int) -> Any:
     """Positions after 16..40 random plies from the start, the game still on."""
-    rng = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < n:
-        board = chess.Board()
-        for _ in range(rng.randint(16, 40)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over(claim_draw=True):
-            fens.append(board.fen())
-    return fens
+    fens = middlegame_fens(n, 0, (16, 40), distinct=False)
+    return stack([to_numpy(game.parse(f)) for f in fens])
 
 
 def timed_search(game, roots, depth: int, quiescence: int, **options: Any):
@@ -268,7 +256,7 @@ def timed_search(game, roots, depth: int, quiescence: int, **options: Any):
 
 def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
     game = jaxgames.make("chess")
-    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    roots = middlegame_roots(game, n)
     _, row = timed_search(game, roots, depth, quiescence)
     run_s, first_s = row["seconds"], row["compile_estimate_s"]
     print(
@@ -294,7 +282,7 @@ SELECTIVE = {
 def bench_selective(n: int, depth: int, quiescence: int) -> list[dict[str, Any]]:
     """Each variant compiled first on 8 roots, then timed on ``n`` roots (same positions)."""
     game = jaxgames.make("chess")
-    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    roots = middlegame_roots(game, n)
     rows: list[dict[str, Any]] = []
     plain = None
     for name, options in SELECTIVE.items():

@@ -30,6 +30,7 @@ import jax
 
 MAX_CALLS_PER_SAMPLE = 200
 MIN_REPEATS, MAX_ROW_S = 3, 30.0  # samples of a measurement: at least 3; more only within 30 s
+UNAVAILABLE = "not available in this version"  # what an older install lacks, in the JSON
 
 
 # ---------------------------------------------------------------- machine and versions
@@ -100,17 +101,6 @@ def import_time(module: str, runs: int = 3) -> float | None:
             return None
         times.append(float(proc.stdout.strip().splitlines()[-1]))
     return statistics.median(times)
-
-
-def import_shadowed(name: str, folder: str) -> Any:
-    """Import ``name`` with ``folder`` off the path: a benchmark script of the same name in
-    that folder (``benchmarks/chess.py`` and python-chess) would be found first."""
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != folder]
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path[:] = saved
 
 
 def fresh_cache_env(work: str) -> dict[str, str]:

@@ -5,7 +5,13 @@ games from Python) and python-chess. Each is imported only when used."""
 from __future__ import annotations
 
 import functools
+import importlib
+import os
 import random
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.bench.config import PYTHON_CHESS_MAX_POSITIONS, GameBench, Settings
-from jaxgames.bench.helpers import measure
+from jaxgames.bench.helpers import measure, rates
 from jaxgames.bench.random_play import max_plies, play_keys, where_lanes
 from jaxgames.game import Game
 from jaxgames.kernels import batch_size, batched, sample_legal, take, unstack
@@ -193,9 +199,26 @@ def play_openspiel(
     return SpielGames(games, moves, returns, time.perf_counter() - t0)
 
 
+def python_chess() -> Any:
+    """python-chess, with its UCI driver.
+
+    A benchmark script named ``chess.py`` run from its folder puts that folder first on the
+    path, where its own file would be found first: path entries holding a plain
+    ``chess.py`` are skipped (python-chess is a package, never a lone file).
+    """
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if not os.path.isfile(os.path.join(p or ".", "chess.py"))]
+    try:
+        module = importlib.import_module("chess")
+        importlib.import_module("chess.engine")
+        return module
+    finally:
+        sys.path[:] = saved
+
+
 def python_chess_step(game: Game, states: Any, cfg: Settings) -> dict[str, Any]:
     """python-chess on the same positions: legal moves, push a random one, pop it."""
-    import chess
+    chess = python_chess()
 
     n = min(batch_size(states), PYTHON_CHESS_MAX_POSITIONS)
     boards = [chess.Board(game.format(s)) for s in unstack(take(states, np.arange(n)))]
@@ -280,3 +303,129 @@ def openspiel_alpha_beta(
         "nodes_per_position": count[0] / n,
         "values": values,
     }
+
+
+def middlegame_fens(
+    n: int, seed: int, plies: tuple[int, int] = (20, 40), distinct: bool = True
+) -> list[str]:
+    """``n`` FENs after ``plies`` uniformly random moves from the start (python-chess,
+    ``random.Random(seed)``), the game still on (a claimable draw counts as over); with
+    ``distinct``, no FEN twice."""
+    chess = python_chess()
+    rng = random.Random(seed)
+    fens: list[str] = []
+    seen: set[str] = set()
+    while len(fens) < n:
+        board = chess.Board()
+        for _ in range(rng.randint(*plies)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        fen = board.fen()
+        if not board.is_game_over(claim_draw=True) and not (distinct and fen in seen):
+            seen.add(fen)
+            fens.append(fen)
+    return fens
+
+
+# ---------------------------------------------------------------- search peers
+def find_stockfish() -> str | None:
+    """The Stockfish executable on the path (or where Debian installs it), or None."""
+    found = shutil.which("stockfish")
+    if found:
+        return found
+    return "/usr/games/stockfish" if os.access("/usr/games/stockfish", os.X_OK) else None
+
+
+def c4solver_peer(peers: str, sets: dict[str, Any], work: str) -> dict[str, Any]:
+    """The C solver built with the system compiler, run on each set's lines: wall time of
+    the process, nodes per position, and its scores checked against the file's."""
+    source = os.path.join(peers, "c4solver.c")
+    compiler = shutil.which("cc")
+    if compiler is None:
+        return {"skipped": "skipped: no C compiler"}
+    if not os.path.isfile(source):
+        return {"skipped": "skipped: c4solver.c not found in the peers folder"}
+    exe = os.path.join(tempfile.mkdtemp(dir=work), "c4solver")
+    t0 = time.perf_counter()
+    build = subprocess.run(
+        [compiler, "-O3", "-march=native", "-o", exe, source], capture_output=True, text=True
+    )
+    out: dict[str, Any] = {
+        "build": "cc -O3 -march=native",
+        "build_s": time.perf_counter() - t0,
+        "threads": 1,
+        "sets": {},
+    }
+    if build.returncode != 0:
+        return {**out, "error": "build failed: " + " | ".join(build.stderr.splitlines()[-3:])}
+    for name, data in sets.items():
+        if "skipped" in data:
+            continue
+        with open(data["lines_file"], encoding="utf-8") as f:
+            text = f.read()
+        t0 = time.perf_counter()
+        proc = subprocess.run([exe], input=text, capture_output=True, text=True)
+        seconds = time.perf_counter() - t0
+        parsed = [line.split() for line in proc.stdout.splitlines()]
+        rows = [p for p in parsed if len(p) == 4]
+        n = len(data["lines"])
+        nodes = sum(int(p[3]) for p in rows)
+        row = rates(n, seconds, seconds, nodes)
+        row.pop("compile_s")
+        row.pop("first_call_s")
+        row.update(
+            mismatches=sum(p[1] != p[2] for p in rows) + (n - len(rows)),
+            note="whole process wall time (one run; nothing to compile)",
+        )
+        out["sets"][name] = row
+        print(f"C solver {name}: {fmt_peer(row)}", flush=True)
+    return out
+
+
+def fmt_peer(row: dict[str, Any]) -> str:
+    """A search peer's row in words."""
+    return (
+        f"{row['positions_per_s']:,.1f} pos/s, {row['nodes_per_position']:,.0f} nodes/pos, "
+        f"{row['seconds']:.3f} s"
+    )
+
+
+def stockfish_peer(fens: list[str], depth: int) -> dict[str, Any]:
+    """Stockfish ``go depth D`` on each FEN over python-chess's UCI driver, one thread: a
+    first pass (the engine warming up), then a second, timed pass; a new game (hash
+    cleared) at the start of each pass."""
+    path = find_stockfish()
+    if path is None:
+        return {"skipped": "skipped: stockfish not installed"}
+    try:
+        chess = python_chess()
+    except ImportError:
+        return {"skipped": "skipped: python-chess not installed"}
+    t0 = time.perf_counter()
+    engine = chess.engine.SimpleEngine.popen_uci(path)
+    try:
+        engine.configure({"Threads": 1})
+        start_s = time.perf_counter() - t0
+        boards = [chess.Board(f) for f in fens]
+        passes = []
+        for _ in range(2):
+            game = object()  # a new game key: python-chess sends ucinewgame once per pass
+            nodes = 0
+            t0 = time.perf_counter()
+            for board in boards:
+                info = engine.analyse(board, chess.engine.Limit(depth=depth), game=game)
+                nodes += int(info.get("nodes", 0))
+            passes.append((time.perf_counter() - t0, nodes))
+        name = engine.id.get("name", "stockfish")
+    finally:
+        engine.quit()
+    n = len(fens)
+    row = rates(n, passes[0][0], passes[1][0], passes[1][1])
+    row.pop("compile_s")  # nothing compiles: the first pass is the engine warming up
+    row.update(
+        engine=name, threads=1, depth=depth, engine_start_s=start_s, command=f"go depth {depth}"
+    )
+    print(f"Stockfish: {fmt_peer(row)}", flush=True)
+    return row

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import CHANCE, Game
-from jaxgames.kernels import batched, random_actions, take, to_numpy
+from jaxgames.kernels import batched, random_actions, stack, take, to_numpy
 
 
 def play_keys(seed: int) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -88,3 +88,18 @@ def positions(game: Game, n: int, seed: int, chance: bool = False) -> Any:
     if index.size == 0:
         raise RuntimeError(f"random play reached no chance node of {game.name}")
     return to_numpy(take(states, np.resize(index, n)))
+
+
+def position_texts(game: Game, n: int, seed: int) -> list[str]:
+    """:func:`positions` as text, each checked to parse back to the same state.
+
+    Raises:
+        RuntimeError: a position does not survive ``format`` and ``parse``.
+    """
+    states = positions(game, n, seed)
+    texts = [game.format(jax.tree.map(lambda x, i=i: x[i], states)) for i in range(n)]
+    back = to_numpy(stack([game.parse(t) for t in texts]))
+    for a, b in zip(jax.tree.leaves(back), jax.tree.leaves(states), strict=True):
+        if not np.array_equal(np.asarray(a), np.asarray(b)):
+            raise RuntimeError(f"{game.name}: a random-play position does not survive format/parse")
+    return texts
