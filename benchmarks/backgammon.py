@@ -40,12 +40,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jaxgames.bench.compiled import (
-    jaxgames_playouts,
-    moves_of,
-    pgx_compiled_playouts,
-    playout_row,
-)
+from jaxgames.bench.compiled import jaxgames_playout_row, moves_of, pgx_playout_row
 from jaxgames.bench.helpers import command_line, import_time, machine_info, result_path, write_json
 from jaxgames.bench.peers import play_openspiel
 from jaxgames.games.backgammon import Backgammon
@@ -61,22 +56,16 @@ class _MaskOnly(Backgammon):
     has_sampler = False
 
 
-def _row(impl: str, batch: int, compile_s: float, times: list[float], moves: int) -> dict[str, Any]:
-    row = playout_row(impl, batch, compile_s, times, moves)
-    return {
-        "impl": impl,
-        "game": "backgammon",
-        "backend": jax.default_backend(),
-        **row,
-        "moves_per_playout": moves / batch,
-    }
+def _row(row: dict[str, Any], moves: int) -> dict[str, Any]:
+    head = {"impl": row["impl"], "game": "backgammon", "backend": jax.default_backend()}
+    return {**head, **row, "moves_per_playout": moves / row["batch"]}
 
 
 def bench_jaxgames(batch: int, repeats: int, hint: bool) -> dict[str, Any]:
-    compile_s, times, out = jaxgames_playouts(Backgammon() if hint else _MaskOnly(), batch, repeats)
+    game, impl = (Backgammon(), "jaxgames") if hint else (_MaskOnly(), "jaxgames-mask")
+    row, out = jaxgames_playout_row(game, batch, repeats, impl)
+    row = _row(row, moves_of(out.lengths))
     utility = np.asarray(out.utilities)[..., 0]
-    impl = "jaxgames" if hint else "jaxgames-mask"
-    row = _row(impl, batch, compile_s, times, moves_of(out.lengths))
     row.update(
         truncated=int(np.asarray(out.truncated).sum()),
         mean_utility_x=float(utility.mean()),
@@ -86,11 +75,8 @@ def bench_jaxgames(batch: int, repeats: int, hint: bool) -> dict[str, Any]:
 
 
 def bench_pgx(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        compile_s, times, lengths = pgx_compiled_playouts("backgammon", batch, repeats)
-    except ImportError:
-        return None
-    return _row("pgx", batch, compile_s, times, moves_of(lengths))
+    row, moves = pgx_playout_row("backgammon", batch, repeats)
+    return row and _row(row, moves)
 
 
 def bench_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:

@@ -40,12 +40,7 @@ import numpy as np
 from jaxgames.kernels import stack, take, to_numpy
 
 import jaxgames
-from jaxgames.bench.compiled import (
-    jaxgames_playouts,
-    moves_of,
-    pgx_compiled_playouts,
-    playout_row,
-)
+from jaxgames.bench.compiled import jaxgames_playout_row, moves_of, pgx_playout_row
 from jaxgames.bench.helpers import (
     command_line,
     import_time,
@@ -184,26 +179,24 @@ def bench_perft(
 
 
 # ---------------------------------------------------------------- playouts
-def _row(impl, batch, compile_s, times, moves, truncated=None) -> dict[str, Any]:
-    row = {**playout_row(impl, batch, compile_s, times, moves), "mean_length": moves / batch}
+def with_length(row: dict[str, Any], moves: int, truncated: int | None = None) -> dict:
+    """The row with its playouts' mean length (and the share cut at the ply cap)."""
+    row["mean_length"] = moves / row["batch"]
     if truncated is not None:
-        row["truncated_fraction"] = truncated / batch
+        row["truncated_fraction"] = truncated / row["batch"]
     return row
 
 
 def bench_ours(batch: int, repeats: int, max_steps: int | None) -> dict[str, Any]:
-    compile_s, times, out = jaxgames_playouts(jaxgames.make("chess"), batch, repeats, max_steps)
     impl = "jaxgames" if max_steps is None else f"jaxgames_cap{max_steps}"
-    truncated = int(np.asarray(out.truncated).sum())
-    return _row(impl, batch, compile_s, times, moves_of(out.lengths), truncated)
+    game = jaxgames.make("chess")
+    row, out = jaxgames_playout_row(game, batch, repeats, impl, max_steps)
+    return with_length(row, moves_of(out.lengths), int(np.asarray(out.truncated).sum()))
 
 
 def bench_pgx(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        compile_s, times, lengths = pgx_compiled_playouts("chess", batch, repeats)
-    except ImportError:
-        return None
-    return _row("pgx", batch, compile_s, times, moves_of(lengths))
+    row, moves = pgx_playout_row("chess", batch, repeats)
+    return row and with_length(row, moves)
 
 
 def bench_openspiel(seconds: float) -> dict[str, Any] | None:

@@ -46,12 +46,7 @@ import numpy as np
 from jaxgames.kernels import batch_size, batched, sample_legal, stack, take, to_numpy
 
 import jaxgames
-from jaxgames.bench.compiled import (
-    jaxgames_playouts,
-    moves_of,
-    pgx_compiled_playouts,
-    playout_row,
-)
+from jaxgames.bench.compiled import jaxgames_playout_row, pgx_playout_row
 from jaxgames.bench.helpers import (
     command_line,
     digest,
@@ -147,24 +142,20 @@ def bench_perft(game, depth: int) -> dict[str, Any]:
     return out
 
 
-def _row(impl: str, batch: int, compile_s: float, times: list[float], moves: int) -> dict:
-    row = playout_row(impl, batch, compile_s, times, moves)
-    return {"impl": impl, "game": "othello", "backend": jax.default_backend(), **row}
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    return {"impl": row["impl"], "game": "othello", "backend": jax.default_backend(), **row}
 
 
 def bench_jaxgames_playouts(game, batch: int, repeats: int) -> dict[str, Any]:
-    compile_s, times, out = jaxgames_playouts(game, batch, repeats)
-    row = _row("jaxgames", batch, compile_s, times, moves_of(out.lengths))
+    row, out = jaxgames_playout_row(game, batch, repeats)
+    row = _row(row)
     row["black_wins"] = float(np.mean(np.asarray(out.utilities)[:, 0, 0] > 0))
     return row
 
 
 def bench_pgx_playouts(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        compile_s, times, lengths = pgx_compiled_playouts("othello", batch, repeats)
-    except ImportError:
-        return None
-    return _row("pgx", batch, compile_s, times, moves_of(lengths))
+    row, _ = pgx_playout_row("othello", batch, repeats)
+    return row and _row(row)
 
 
 def bench_openspiel_playouts(games: int) -> dict[str, Any] | None:

@@ -21,35 +21,24 @@ from typing import Any
 import jax
 
 import jaxgames
-from jaxgames.bench.compiled import (
-    jaxgames_playouts,
-    moves_of,
-    pgx_compiled_playouts,
-    playout_row,
-)
+from jaxgames.bench.compiled import jaxgames_playout_row, pgx_playout_row
 from jaxgames.bench.helpers import command_line, import_time, machine_info, result_path, write_json
 
 PGX_NAMES = {"tictactoe": "tic_tac_toe", "connect4": "connect_four"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _row(impl: str, game: str, row: dict[str, Any]) -> dict[str, Any]:
-    return {"impl": impl, "game": game, "backend": jax.default_backend(), **row}
+def _row(game: str, row: dict[str, Any]) -> dict[str, Any]:
+    return {"impl": row["impl"], "game": game, "backend": jax.default_backend(), **row}
 
 
 def bench_jaxgames(name: str, batch: int, repeats: int) -> dict[str, Any]:
-    compile_s, times, out = jaxgames_playouts(jaxgames.make(name), batch, repeats)
-    return _row(
-        "jaxgames", name, playout_row("jaxgames", batch, compile_s, times, moves_of(out.lengths))
-    )
+    return _row(name, jaxgames_playout_row(jaxgames.make(name), batch, repeats)[0])
 
 
 def bench_pgx(name: str, batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        compile_s, times, lengths = pgx_compiled_playouts(PGX_NAMES[name], batch, repeats)
-    except ImportError:
-        return None
-    return _row("pgx", name, playout_row("pgx", batch, compile_s, times, moves_of(lengths)))
+    row, _ = pgx_playout_row(PGX_NAMES[name], batch, repeats)
+    return row and _row(name, row)
 
 
 def print_line(name: str, batch: int, ours: dict[str, Any], theirs: dict[str, Any] | None) -> None:

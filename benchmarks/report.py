@@ -1,7 +1,5 @@
-"""A ``jaxgames bench`` JSON as a Markdown table, peers and ratios inline.
-
-    python benchmarks/report.py benchmarks/results/bench_cpu.json
-"""
+"""A ``jaxgames bench`` JSON as a Markdown table, peers and ratios inline:
+``python benchmarks/report.py benchmarks/results/bench_cpu.json``."""
 
 from __future__ import annotations
 

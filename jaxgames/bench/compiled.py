@@ -68,3 +68,22 @@ def playout_row(
 def moves_of(lengths: Any) -> int:
     """The moves of a batch of playouts: the sum of their lengths."""
     return int(np.asarray(lengths).sum())
+
+
+def jaxgames_playout_row(
+    game: Game, batch: int, repeats: int, impl: str = "jaxgames", max_steps: int | None = None
+) -> tuple[dict[str, Any], Any]:
+    """(:func:`playout_row` of :func:`jaxgames_playouts`, the playouts' result)."""
+    compile_s, times, out = jaxgames_playouts(game, batch, repeats, max_steps)
+    return playout_row(impl, batch, compile_s, times, moves_of(out.lengths)), out
+
+
+def pgx_playout_row(name: str, batch: int, repeats: int) -> tuple[dict[str, Any] | None, int]:
+    """(:func:`playout_row` of :func:`pgx_compiled_playouts`, the moves played), or
+    (None, 0) when pgx is not installed."""
+    try:
+        compile_s, times, lengths = pgx_compiled_playouts(name, batch, repeats)
+    except ImportError:
+        return None, 0
+    moves = moves_of(lengths)
+    return playout_row("pgx", batch, compile_s, times, moves), moves
