@@ -1,7 +1,7 @@
 """Alpha-beta: jaxgames' batched device search against OpenSpiel's, same machine, one run.
 
-    python benchmarks/alphabeta.py                  # every section, about 10 minutes on 2 CPU cores
-    python benchmarks/alphabeta.py --quick          # smoke run, small N, 2 minutes (*_quick.json)
+    python benchmarks/alphabeta.py                  # every section
+    python benchmarks/alphabeta.py --quick          # smoke run, small N (*_quick.json)
     python benchmarks/alphabeta.py --positions 2000 --depths 4 6 --sections bulk peer
 
 Sections (``--sections``; all by default):

@@ -11,7 +11,7 @@ Three measurements, each side by side with its peers:
   fixed-size chunks with a jitted ``vmap`` of pgx's ``step``). Counts are checked against the
   published tables.
 * random playouts/s across batch sizes: our compiled playout loop against the same loop over
-  pgx's ``init``/``step`` (``benchmarks/playouts.py``'s harness) and against OpenSpiel's
+  pgx's ``init``/``step`` (the harness of ``jaxgames.bench.compiled``) and against OpenSpiel's
   chess played one game at a time from Python (``legal_actions``, ``apply_action``). pgx ends
   every game at 512 plies; so that the rows compare like with like, ours are also run with
   a 512-ply cap (``max_steps=512``, the truncated lanes scored by EVAL), beside the full
@@ -139,7 +139,7 @@ def bench_perft(
         }
         if peers:
             board = chess.Board(fen)
-            pc_depth = min(depth, 3)  # python-chess at depth 4+ takes minutes
+            pc_depth = min(depth, 3)  # python-chess is slow from depth 4 on
             t0 = time.perf_counter()
             pc_nodes = python_chess_perft(board, pc_depth)
             pc_s = time.perf_counter() - t0

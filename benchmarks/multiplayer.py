@@ -1,6 +1,6 @@
 """Multi-player search: Korf's shallow-pruning result, paranoid beside it, Chinese checkers.
 
-    python benchmarks/multiplayer.py                # every section, a few minutes on 2 CPU cores
+    python benchmarks/multiplayer.py                # every section
     python benchmarks/multiplayer.py --quick        # smoke run (multiplayer_<backend>_quick.json)
     python benchmarks/multiplayer.py --sections korf --players 3 4
 
@@ -42,52 +42,8 @@ on the same inputs is made and reported as ``first_call_s`` (compilation include
 call is repeated and timed. The machine is recorded in the JSON; absolute rates only mean
 something on the machine they were taken on (and a shared machine makes them noisy).
 
-Latest CPU run (``python benchmarks/multiplayer.py``, 235 s; 2-core Intel Xeon, jax 0.10.2;
-the machine was shared with other benchmarks, load average 2.3 at the start and 4.3 at the
-end, so the rates below are rough; the node counts are exact; ``results/multiplayer_cpu.json``).
-
-Korf's table: asymptotic branching factor fitted over the deepest 3 depths (b = 2: d <= 14,
-3: d <= 9, 4: d <= 7, 5: d <= 6; 2 trees per depth for ``best``, which is deterministic, 24
-for ``random``)::
-
-    n  b  ordering  shallow ABF   Korf  paranoid ABF  b^((n-1)/n)  shallow/plain at max d
-    3  2  best            1.618  1.618         1.369        1.587                   0.060
-    3  2  random          2.008  2.000         1.649        1.587                   0.913
-    3  3  best            1.999  2.000         2.349        2.080                   0.035
-    3  3  random          3.006  3.000         2.640        2.080                   0.879
-    3  4  best            2.288  2.303         2.111        2.520                   0.031
-    3  4  random          3.953  4.000         2.747        2.520                   0.849
-    3  5  best            2.605  2.562         2.925        2.924                   0.028
-    3  5  random          4.848  5.000         4.279        2.924                   0.818
-    4  2  best            1.618  1.618         1.406        1.682                   0.060
-    4  2  random          2.001  2.000         1.555        1.682                   0.984
-    4  3  best            1.999  2.000         1.749        2.280                   0.035
-    4  3  random          3.001  3.000         2.148        2.280                   0.971
-    4  4  best            2.288  2.303         3.196        2.828                   0.031
-    4  4  random          3.996  4.000         3.356        2.828                   0.959
-    4  5  best            2.605  2.562         2.121        3.344                   0.028
-    4  5  random          5.003  5.000         3.032        3.344                   0.945
-
-On the best-case trees the leaf counts equal Korf's recurrence exactly at every depth (the
-JSON's ``matches_recurrence_exactly``); the fitted factor oscillates around
-``(1 + sqrt(4b - 3)) / 2`` because the recurrence's ratio alternates above and below its
-limit. On random trees shallow pruning saves a constant fraction (9-18 % of the leaves at
-three players, 2-6 % at four) and the fitted factor is ``b``: as Korf found, it does not
-reduce the asymptotic branching factor. Paranoid search, plain alpha-beta with no ordering,
-prunes far more on random trees (factor 1.6-4.3); its fits on the maxⁿ-best trees swing with
-the n-ply cycle of the root player's turns (those trees are not ordered for paranoid).
-
-Chinese checkers, standard board, 3 players. Random playouts (move limit 200 plies; no random
-game reached a win): 38,777 moves/s at batch 1, 72,703 at 64, 91,283 at 256, 86,157 at 1024
-(first calls 1.1-6.3 s). maxⁿ at depth 2 over positions from random play: 62,000-104,000
-nodes/s for plain maxⁿ at batches 1-256, shallow pruning the same node counts (at depth 2 with
-three players, a cut needs ``v_i + beta_j >= 1`` of the shares, which never happened here) and
-values equal to plain; paranoid reads 4.6-9x fewer nodes (325 vs 2,929 per position at batch
-1) at 14,000-37,000 nodes/s. Rates fall at 256 lanes: every event computes the legal moves of
-every lane whenever one lane opens a node, so wide batches pay for it almost every event.
-Single roots: depth 2, one lane 50 positions/s against the host driver's 11.7; depth 3, the
-host driver 3.19 positions/s against one lane's 0.93, hence ``maxn(mode="auto")`` switches to
-the host driver at depth 3.
+The figures of the latest run and what they show: ``benchmarks/README.md`` ("Multi-player")
+and ``benchmarks/results/multiplayer_cpu.json``.
 """
 
 from __future__ import annotations

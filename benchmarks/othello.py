@@ -12,7 +12,7 @@ Sections (``--sections``; all by default):
   games are not extended: Edax's and OpenSpiel's convention). Nodes/s counts every sequence
   of every depth (the last ply is counted from its parents' legal masks, not built).
 * ``playouts``: uniformly random games from the start, B at a time: jaxgames' playout kernel
-  and pgx's ``othello`` in the same harness as ``benchmarks/playouts.py`` (same loop, same
+  and pgx's ``othello`` in the same harness as ``jaxgames.bench.compiled`` (same loop, same
   sampler ``jaxgames.kernels.sample_legal``), compiled ahead of time (``compile_s``), warmed
   up, median of ``--repeats`` runs; and OpenSpiel's ``othello`` one game at a time from
   Python (``legal_actions``, ``random.choice``, ``apply_action``), which has no batch.
