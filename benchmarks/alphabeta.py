@@ -1,7 +1,7 @@
 """Alpha-beta: jaxgames' batched device search against OpenSpiel's, same machine, one run.
 
-    python benchmarks/alphabeta.py                  # every section, about 10 minutes on 2 CPU cores
-    python benchmarks/alphabeta.py --quick          # smoke run, small N, 2 minutes (*_quick.json)
+    python benchmarks/alphabeta.py                  # every section
+    python benchmarks/alphabeta.py --quick          # smoke run, small N (*_quick.json)
     python benchmarks/alphabeta.py --positions 2000 --depths 4 6 --sections bulk peer
 
 Sections (``--sections``; all by default):
@@ -36,27 +36,39 @@ node counts come from a second, untimed pass that counts calls of its recursive 
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import hashlib
-import importlib.metadata
-import json
-import math
 import os
 import random
-import statistics
 import sys
 import time
 from typing import Any
 
 import jax
 import numpy as np
-from jaxgames.kernels import batch_size, split_cpu, stack, take, to_numpy, wide_vectors
-from machine import machine_info
-from report import table
+from jaxgames.kernels import batch_size, split_cpu, stack, take, wide_vectors
 
 import jaxgames
 from jaxgames import search
-from jaxgames.search import AlphaBetaOptions, alphabeta_batch
+from jaxgames.bench.helpers import (
+    command_line,
+    digest,
+    machine_info,
+    package_versions,
+    result_path,
+    table_of,
+    write_json,
+)
+from jaxgames.bench.peers import load_openspiel_minimax, openspiel_alpha_beta
+from jaxgames.bench.reference import pons_lines
+from jaxgames.bench.searches import (
+    depth_table,
+    one_at_a_time,
+    search_row,
+    search_twice,
+    single_row,
+    single_table,
+    uniform_tree_rows,
+)
+from jaxgames.search import alphabeta_batch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -70,13 +82,9 @@ FEATURE_NAMES = ("hint", "killers", "history", "iterative_deepening", "tt", "bou
 
 # ---------------------------------------------------------------- machine and positions
 def versions() -> dict[str, str | None]:
-    out: dict[str, str | None] = {"jax": jax.__version__, "jaxgames": jaxgames.__version__}
-    for dist in ("jaxlib", "open_spiel"):
-        try:
-            out[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            out[dist] = None
-    return out
+    return {"jax": jax.__version__, "jaxgames": jaxgames.__version__} | package_versions(
+        ("jaxlib", "open_spiel")
+    )
 
 
 def _wins(board: dict, row: int, col: int, piece: int) -> bool:
@@ -120,44 +128,13 @@ def random_positions(n: int, seed: int, plies: tuple[int, int] = (6, 16)) -> lis
     return out
 
 
-def copies(state: Any, n: int) -> Any:
-    """A batch of ``n`` copies of one state (numpy)."""
-    return jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], n, 0), to_numpy(state))
-
-
-def search_twice(game, roots, depth: int, dummy, **options) -> tuple[float, float, Any]:
-    """(first_call_s on copies of ``dummy``, seconds on ``roots``, result)."""
-    n = batch_size(roots)
-    t0 = time.perf_counter()
-    alphabeta_batch(game, copies(dummy, n), depth, **options)
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = alphabeta_batch(game, roots, depth, **options)
-    return first, time.perf_counter() - t0, result
-
-
 def no_last_ply() -> dict[str, bool]:
-    """``last_ply=False`` where the search has it: a node above the horizon searched move by
-    move, so that node counts measure the ordering (the fringe counts every child)."""
+    """``last_ply=False``: a node above the horizon searched move by move, so that node
+    counts measure the ordering (the fringe counts every child)."""
     return {"last_ply": False}
 
 
-def feature_options() -> dict[str, str]:
-    """Our names of the ordering switches -> the option of :class:`AlphaBetaOptions`."""
-    fields = {f.name for f in dataclasses.fields(AlphaBetaOptions)}
-    return {name: name for name in FEATURE_NAMES if name in fields}
-
-
 # ---------------------------------------------------------------- OpenSpiel
-def load_peer():
-    try:
-        import pyspiel
-        from open_spiel.python.algorithms import minimax
-    except ImportError:
-        return None
-    return pyspiel, minimax
-
-
 def centre_eval(max_player: int):
     """The peer's value function: (x - o stones in the centre column) / 100 for player 0,
     negated for player 1, read from the move history. Cheap (one pass over at most 42
@@ -198,43 +175,6 @@ def peer_states(pyspiel, game, our_game, moves: list[str]) -> list:
     return states
 
 
-def run_peer(peer, game, states: list, depth: int | None, evals) -> dict[str, Any]:
-    """Time OpenSpiel's alpha-beta on each state, then count its nodes in an untimed pass."""
-    _, minimax = peer
-    values = []
-    t0 = time.perf_counter()
-    for s in states:
-        vf = evals(s.current_player()) if evals else None
-        values.append(
-            minimax.alpha_beta_search(game, state=s, value_function=vf, maximum_depth=depth)[0]
-        )
-    seconds = time.perf_counter() - t0
-    original = minimax._alpha_beta
-    count = [0]
-
-    def counted(*args, **kwargs):
-        count[0] += 1
-        return original(*args, **kwargs)
-
-    minimax._alpha_beta = counted  # the recursion looks the name up in the module
-    try:
-        for s in states:
-            vf = evals(s.current_player()) if evals else None
-            minimax.alpha_beta_search(game, state=s, value_function=vf, maximum_depth=depth)
-    finally:
-        minimax._alpha_beta = original
-    n = len(states)
-    return {
-        "positions": n,
-        "seconds": seconds,
-        "positions_per_s": n / seconds,
-        "nodes": count[0],
-        "nodes_per_s": count[0] / seconds,
-        "nodes_per_position": count[0] / n,
-        "values": values,
-    }
-
-
 # ---------------------------------------------------------------- sections
 def bench_bulk(game, moves, roots, depths, deep_positions) -> list[dict[str, Any]]:
     print(f"\n== bulk alpha-beta, connect4, default options (the game's), N = {len(moves)}")
@@ -242,45 +182,19 @@ def bench_bulk(game, moves, roots, depths, deep_positions) -> list[dict[str, Any
     rows = []
     for depth in depths:
         n = len(moves) if depth < 8 else min(len(moves), deep_positions)
-        sub = take(roots, slice(0, n))
-        first, seconds, res = search_twice(game, sub, depth, finished)
+        first, seconds, res = search_twice(game, take(roots, slice(0, n)), depth, finished)
         st = res.stats
         rows.append(
             {
-                "depth": depth,
-                "positions": n,
+                **search_row(depth, n, first, seconds, st),
                 "subset": n < len(moves),
-                "first_call_s": first,
-                "seconds": seconds,
-                "positions_per_s": n / seconds,
-                "nodes": st["nodes"],
-                "nodes_per_s": st["nodes"] / seconds,
-                "nodes_per_position": st["nodes"] / n,
-                "leaves": st["leaves"],
-                "cutoffs": st["cutoffs"],
-                "tt_hits": st["tt_hits"],
-                "lanes": st.get("lanes"),
                 "lane_phases": st.get("lane_phases"),
                 "devices": st.get("devices"),
                 "ordering": st.get("ordering"),
                 "nodes_per_root": [int(x) for x in res.nodes],
             }
         )
-    table(
-        ["depth", "positions", "positions/s", "nodes/s", "nodes/pos", "seconds", "first call s"],
-        [
-            [
-                r["depth"],
-                r["positions"],
-                r["positions_per_s"],
-                r["nodes_per_s"],
-                r["nodes_per_position"],
-                r["seconds"],
-                r["first_call_s"],
-            ]
-            for r in rows
-        ],
-    )
+    depth_table(rows)
     return rows
 
 
@@ -293,7 +207,7 @@ def bench_peer(peer, game, moves, bulk, counts, eval_name) -> list[dict[str, Any
         depth = b["depth"]
         n = min(counts.get(depth, 50), b["positions"])
         states = peer_states(pyspiel, os_game, game, moves[:n])
-        row = run_peer(peer, os_game, states, depth, PEER_EVALS[eval_name])
+        row = openspiel_alpha_beta(peer, os_game, states, depth, PEER_EVALS[eval_name])
         row.pop("values")
         ours_nodes = sum(b["nodes_per_root"][:n]) / n
         row.update(
@@ -308,32 +222,19 @@ def bench_peer(peer, game, moves, bulk, counts, eval_name) -> list[dict[str, Any
             }
         )
         rows.append(row)
-    table(
-        [
-            "depth",
-            "OS positions",
-            "OS pos/s",
-            "ours pos/s",
-            "ours/OS",
-            "OS nodes/s",
-            "ours nodes/s",
-            "OS nodes/pos",
-            "ours nodes/pos",
-        ],
-        [
-            [
-                r["depth"],
-                r["positions"],
-                r["positions_per_s"],
-                r["jaxgames_positions_per_s"],
-                f"{r['ratio_positions_per_s']:.2f}x",
-                r["nodes_per_s"],
-                r["jaxgames_nodes_per_s"],
-                r["nodes_per_position"],
-                r["jaxgames_nodes_per_position_same_positions"],
-            ]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "depth": "depth",
+            "OS positions": "positions",
+            "OS pos/s": "positions_per_s",
+            "ours pos/s": "jaxgames_positions_per_s",
+            "ours/OS": lambda r: f"{r['ratio_positions_per_s']:.2f}x",
+            "OS nodes/s": "nodes_per_s",
+            "ours nodes/s": "jaxgames_nodes_per_s",
+            "OS nodes/pos": "nodes_per_position",
+            "ours nodes/pos": "jaxgames_nodes_per_position_same_positions",
+        },
     )
     return rows
 
@@ -351,18 +252,10 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
     ]
     out: dict[str, Any] = {
         "file": PONS_FILE,
-        "positions": len(lines),
-        "depth": depth,
+        **search_row(depth, len(lines), first, seconds, res.stats),
         "empty_cells": [min(42 - len(m) for m, _ in lines), depth],
-        "first_call_s": first,
-        "seconds": seconds,
-        "positions_per_s": len(lines) / seconds,
-        "nodes": res.stats["nodes"],
-        "nodes_per_s": res.stats["nodes"] / seconds,
-        "nodes_per_position": res.stats["nodes"] / len(lines),
         "mismatches": len(mismatches),
         "mismatched": mismatches[:20],
-        "lanes": res.stats.get("lanes"),
         "lane_phases": res.stats.get("lane_phases"),
         "devices": res.stats.get("devices"),
         "ordering": res.stats.get("ordering"),
@@ -412,81 +305,61 @@ def bench_solve(game, peer, lines, peer_n) -> dict[str, Any]:
         f"sign mismatches vs file: {sign_bad}"
     )
     if peer:
-        pyspiel, _ = peer
-        os_game = pyspiel.load_game("connect_four")
-        sub = lines[:peer_n]
-        states = peer_states(pyspiel, os_game, game, [m for m, _ in sub])
-        row = run_peer(peer, os_game, states, 42, None)
-        values = row.pop("values")
-        sign_bad = sum(
-            int(np.sign(v)) != int(np.sign(s)) for v, (_, s) in zip(values, sub, strict=True)
-        )
-        ours_nodes = float(np.mean(res.nodes[: len(sub)]))
-        row.update(
-            {
-                "sign_mismatches": sign_bad,
-                "jaxgames_nodes_per_position_same_positions": ours_nodes,
-                "ratio_positions_per_s": out["positions_per_s"] / row["positions_per_s"],
-            }
-        )
-        if "win_draw_loss" in out:  # the same question as OpenSpiel's (its utility is +-1)
-            wdl = out["win_draw_loss"]
-            wdl["ratio_positions_per_s"] = wdl["positions_per_s"] / row["positions_per_s"]
-        out["openspiel"] = row
-        print(
-            f"OpenSpiel: {row['positions']} positions, {row['positions_per_s']:,.1f} positions/s, "
-            f"{row['nodes_per_s']:,.0f} nodes/s, {row['nodes_per_position']:,.0f} nodes/pos "
-            f"(ours {ours_nodes:,.0f} on the same); win/draw/loss sign mismatches: {sign_bad}; "
-            f"ours/OpenSpiel {row['ratio_positions_per_s']:.2f}x"
-        )
-        if "win_draw_loss" in out:
-            print(
-                f"win/draw/loss (the question OpenSpiel answers): ours/OpenSpiel "
-                f"{out['win_draw_loss']['ratio_positions_per_s']:.2f}x"
-            )
+        out["openspiel"] = solve_peer(peer, game, lines[:peer_n], res, out)
     return out
+
+
+def solve_peer(peer, game, sub, res, out: dict[str, Any]) -> dict[str, Any]:
+    """OpenSpiel's solve of the first lines, beside ours (``res``, the rows of ``out``)."""
+    pyspiel, _ = peer
+    os_game = pyspiel.load_game("connect_four")
+    states = peer_states(pyspiel, os_game, game, [m for m, _ in sub])
+    row = openspiel_alpha_beta(peer, os_game, states, 42, None)
+    values = row.pop("values")
+    sign_bad = sum(
+        int(np.sign(v)) != int(np.sign(s)) for v, (_, s) in zip(values, sub, strict=True)
+    )
+    ours_nodes = float(np.mean(res.nodes[: len(sub)]))
+    row.update(
+        {
+            "sign_mismatches": sign_bad,
+            "jaxgames_nodes_per_position_same_positions": ours_nodes,
+            "ratio_positions_per_s": out["positions_per_s"] / row["positions_per_s"],
+        }
+    )
+    if "win_draw_loss" in out:  # the same question as OpenSpiel's (its utility is +-1)
+        wdl = out["win_draw_loss"]
+        wdl["ratio_positions_per_s"] = wdl["positions_per_s"] / row["positions_per_s"]
+    print(
+        f"OpenSpiel: {row['positions']} positions, {row['positions_per_s']:,.1f} positions/s, "
+        f"{row['nodes_per_s']:,.0f} nodes/s, {row['nodes_per_position']:,.0f} nodes/pos "
+        f"(ours {ours_nodes:,.0f} on the same); win/draw/loss sign mismatches: {sign_bad}; "
+        f"ours/OpenSpiel {row['ratio_positions_per_s']:.2f}x"
+    )
+    if "win_draw_loss" in out:
+        print(
+            f"win/draw/loss (the question OpenSpiel answers): ours/OpenSpiel "
+            f"{out['win_draw_loss']['ratio_positions_per_s']:.2f}x"
+        )
+    return row
 
 
 def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
     print(f"\n== single roots: {len(moves)} positions one at a time")
-    modes = ["device", "host"]
     states = [game.parse(m) for m in moves]
     out: dict[str, Any] = {"positions": len(moves), "rows": []}
     for depth in depths:
         values = {}
-        for mode in modes:
-
-            def one(state, mode=mode, depth=depth):
-                kw = {"lanes": 1} if mode == "device" else {}
-                return search.alphabeta(game, state, depth, mode=mode, **kw)
-
-            t0 = time.perf_counter()
-            for s in states:  # compiles every shape the roots need (host: frontier sizes)
-                one(s)
-            first = time.perf_counter() - t0
-            times, vals, nodes = [], [], 0
-            for s in states:
-                t0 = time.perf_counter()
-                r = one(s)
-                times.append(time.perf_counter() - t0)
-                vals.append(float(np.asarray(r.value).reshape(-1, 2)[0, 0]))
-                nodes += int(r.stats["nodes"])
-            total = sum(times)
-            values[mode] = vals
-            out["rows"].append(
-                {
-                    "depth": depth,
-                    "mode": mode,
-                    "first_pass_s": first,
-                    "seconds": total,
-                    "positions_per_s": len(states) / total,
-                    "median_ms": 1000 * statistics.median(times),
-                    "nodes": nodes,
-                    "nodes_per_s": nodes / total,
-                }
+        for mode in ("device", "host"):
+            kw = {"lanes": 1} if mode == "device" else {}
+            first, times, results = one_at_a_time(
+                lambda s, d=depth, m=mode, kw=kw: search.alphabeta(game, s, d, mode=m, **kw),
+                states,
             )
-        if len(values) == 2:
-            out["rows"][-1]["values_agree_with_device"] = values["device"] == values["host"]
+            values[mode] = [float(np.asarray(r.value).reshape(-1, 2)[0, 0]) for r in results]
+            nodes = sum(int(r.stats["nodes"]) for r in results)
+            out["rows"].append(single_row(depth, mode, first, times, nodes))
+        out["rows"][-1]["values_agree_with_device"] = values["device"] == values["host"]
     out["note"] = (
         "device: one root per call, one lane ("
         "jaxgames.search.alphabeta(..., mode='device', lanes=1)"
@@ -494,20 +367,7 @@ def bench_single(game, moves, depths: list[int]) -> dict[str, Any]:
         + "; a first pass over all roots (first_pass_s) compiles every shape they need, "
         "a second pass is timed, one call per root, host overhead included"
     )
-    table(
-        ["depth", "mode", "positions/s", "median ms", "nodes/s", "first pass s"],
-        [
-            [
-                r["depth"],
-                r["mode"],
-                r["positions_per_s"],
-                r["median_ms"],
-                r["nodes_per_s"],
-                r["first_pass_s"],
-            ]
-            for r in out["rows"]
-        ],
-    )
+    single_table(out["rows"])
     return out
 
 
@@ -519,18 +379,7 @@ def bench_lanes(game, roots, depth: int, widths: list[int]) -> list[dict[str, An
     rows = []
     for lanes in widths:
         first, seconds, res = search_twice(game, roots, depth, finished, lanes=lanes)
-        rows.append(
-            {
-                "lanes": lanes,
-                "depth": depth,
-                "positions": n,
-                "first_call_s": first,
-                "seconds": seconds,
-                "positions_per_s": n / seconds,
-                "nodes": res.stats["nodes"],
-                "nodes_per_s": res.stats["nodes"] / seconds,
-            }
-        )
+        rows.append({**search_row(depth, n, first, seconds, res.stats), "lanes": lanes})
         print(
             f"lanes {lanes:>6}: {n / seconds:8.1f} positions/s "
             f"{res.stats['nodes'] / seconds:>10,.0f} nodes/s  nodes {res.stats['nodes']:,}",
@@ -542,15 +391,14 @@ def bench_lanes(game, roots, depth: int, widths: list[int]) -> list[dict[str, An
 def bench_ordering(game, roots, depth: int) -> dict[str, Any]:
     n = batch_size(roots)
     print(f"\n== move-ordering features: total nodes, {n} positions, depth {depth}")
-    names = feature_options()
     plain = no_last_ply()
-    off = {**{kw: False for kw in names.values()}, **plain}
+    off = {**{name: False for name in FEATURE_NAMES}, **plain}
     configs = [("all off", off)]
-    configs += [(f"{name} only", {**off, kw: True}) for name, kw in names.items()]
-    configs.append(("all on", {**{kw: True for kw in names.values()}, **plain}))
-    configs.append(("defaults", plain))  # the game's own search_defaults
-    if plain:  # and as they run by default: the last ply settled at once, every child counted
-        configs.append(("defaults, last_ply on", {}))
+    configs += [(f"{name} only", {**off, name: True}) for name in FEATURE_NAMES]
+    configs.append(("all on", {**{name: True for name in FEATURE_NAMES}, **plain}))
+    configs.append(("defaults", plain))  # the game's own defaults (jaxgames.tuning)
+    # and as they run by default: the last ply settled at once, every child counted
+    configs.append(("defaults, last_ply on", {}))
     rows, base_value = [], None
     for label, opts in configs:
         t0 = time.perf_counter()
@@ -572,90 +420,23 @@ def bench_ordering(game, roots, depth: int) -> dict[str, Any]:
                 "first_call_s_incl_compile": seconds,
             }
         )
-    table(
-        ["config", "nodes", "nodes / all off", "leaves", "cutoffs", "tt hits", "value diff"],
-        [
-            [
-                r["config"],
-                r["nodes"],
-                f"{r['nodes_vs_all_off']:.3f}",
-                r["leaves"],
-                r["cutoffs"],
-                r["tt_hits"],
-                f"{r['max_abs_value_diff_vs_all_off']:.1g}",
-            ]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "config": "config",
+            "nodes": "nodes",
+            "nodes / all off": lambda r: f"{r['nodes_vs_all_off']:.3f}",
+            "leaves": "leaves",
+            "cutoffs": "cutoffs",
+            "tt hits": "tt_hits",
+            "value diff": lambda r: f"{r['max_abs_value_diff_vs_all_off']:.1g}",
+        },
     )
     return {"positions": n, "depth": depth, "rows": rows}
 
 
-def bench_trees(shapes, trees: int) -> list[dict[str, Any]]:
-    print("\n== uniform trees, alpha-beta with no ordering: effective branching factor L^(1/d)")
-    names = feature_options()
-    off = {**{kw: False for kw in names.values()}, **no_last_ply()}
-    rows = []
-    for b, d in shapes:
-        for ordering in ("random", "best"):
-            game = jaxgames.make("uniform_tree", branching=b, depth=d, ordering=ordering)
-            games_roots = [(game, game.roots(list(range(trees))))]
-            leaves = nodes = count = 0
-            for g, roots in games_roots:
-                res = alphabeta_batch(g, roots, d, **off)
-                leaves += res.stats["leaves"]
-                nodes += res.stats["nodes"]
-                count += batch_size(roots)
-            mean_leaves = leaves / count
-            minimal = b ** math.ceil(d / 2) + b ** (d // 2) - 1
-            rows.append(
-                {
-                    "branching": b,
-                    "depth": d,
-                    "ordering": ordering,
-                    "trees": count,
-                    "mean_leaves": mean_leaves,
-                    "mean_nodes": nodes / count,
-                    "effective_branching": mean_leaves ** (1 / d),
-                    "b_3_4": b**0.75,
-                    "b_1_2": b**0.5,
-                    "full_tree_leaves": b**d,
-                    "minimal_tree_leaves": minimal,
-                }
-            )
-    table(
-        [
-            "b",
-            "d",
-            "ordering",
-            "trees",
-            "mean leaves",
-            "L^(1/d)",
-            "b^(3/4)",
-            "b^(1/2)",
-            "minimal tree",
-            "b^d",
-        ],
-        [
-            [
-                r["branching"],
-                r["depth"],
-                r["ordering"],
-                r["trees"],
-                r["mean_leaves"],
-                f"{r['effective_branching']:.2f}",
-                f"{r['b_3_4']:.2f}",
-                f"{r['b_1_2']:.2f}",
-                r["minimal_tree_leaves"],
-                r["full_tree_leaves"],
-            ]
-            for r in rows
-        ],
-    )
-    return rows
-
-
 # ---------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--positions", type=int, default=None, help="N (default 10000)")
@@ -680,105 +461,116 @@ def main(argv: list[str] | None = None) -> int:
         help="leave XLA's CPU vector width at its default (256 bits)",
     )
     args = parser.parse_args(argv)
+    quick = args.quick
+    args.positions = args.positions or (200 if quick else 10000)
+    args.depths = args.depths or ([4, 6] if quick else [4, 6, 8])
+    args.deep_positions = args.deep_positions or (100 if quick else args.positions)
+    return args
+
+
+def peer_note(peer_eval: str) -> str:
+    return (
+        "OpenSpiel's alpha_beta_search on the first positions of the same list, one at a "
+        "time; value function at the cutoff: "
+        + (
+            "(x - o stones in the centre column) / 100 for the maximizing player, from "
+            "state.history()"
+            if peer_eval == "centre"
+            else "0 (every cutoff ties: its trees are smaller than with a heuristic)"
+        )
+        + "; ours uses the game's threat heuristic (69 lines) and its default options "
+        "(bulk rows, `ordering`); ratio_positions_per_s = ours over the full set / "
+        "OpenSpiel over its subset"
+    )
+
+
+NOTES = {
+    "solve": "ours returns the exact distance score (checked against the file); OpenSpiel's "
+    "connect_four returns +1/0/-1, so it only has to prove win/draw/loss, which prunes more",
+    "trees": "uniform_tree games, roots of `trees` different seeds batched in one search at "
+    "depth d, every ordering feature and the TT off; leaves in [-1000, 1000] (ties "
+    "possible); minimal_tree_leaves = b^ceil(d/2) + b^floor(d/2) - 1",
+}
+
+
+def bulk_and_peer(args: argparse.Namespace, peer, game, moves, roots) -> dict[str, Any]:
+    """The sections ``bulk`` and ``peer`` (the peer's rows stand beside the bulk rows)."""
+    n, deep = args.positions, args.deep_positions
+    out: dict[str, Any] = {"bulk": bench_bulk(game, moves, roots, args.depths, deep)}
+    if deep < n:
+        out["bulk_note"] = (
+            f"depths >= 8 are measured on the first {deep} of the {n} positions "
+            "(--deep-positions); positions field of each row"
+        )
+    if "peer" in args.sections and peer:
+        counts = {4: 20, 6: 10, 8: 5} if args.quick else PEER_POSITIONS
+        out["peer"] = bench_peer(peer, game, moves, out["bulk"], counts, args.peer_eval)
+        out["peer_note"] = peer_note(args.peer_eval)
+    for row in out["bulk"]:
+        row.pop("nodes_per_root")
+    return out
+
+
+def other_sections(args: argparse.Namespace, peer, game, moves, roots) -> dict[str, Any]:
+    """The sections ``solve``, ``single``, ``ordering``, ``lanes`` and ``trees``."""
+    quick, out = args.quick, {}
+    if "solve" in args.sections:
+        lines = pons_lines(os.path.join(ROOT, PONS_FILE), 100 if quick else None)
+        out["solve"] = bench_solve(game, peer, lines, 10 if quick else 50)
+        out["solve_note"] = NOTES["solve"]
+    if "single" in args.sections:
+        out["single"] = bench_single(game, moves[: 3 if quick else 20], [4, 6, 8])
+    if "ordering" in args.sections:
+        ordering_n = min(args.positions, 100 if quick else 1000)
+        out["ordering"] = bench_ordering(game, take(roots, slice(0, ordering_n)), 6)
+    if "lanes" in args.sections:
+        widths = [64, 512] if quick else [128, 256, 512, 1024, 2048, 8192]
+        out["lanes"] = bench_lanes(game, roots, 4 if quick else 6, widths)
+    if "trees" in args.sections:
+        shapes = [(4, 4), (8, 4)] if quick else [(4, 4), (4, 6), (8, 4), (8, 6)]
+        print("\n== uniform trees, alpha-beta with no ordering: effective branching factor")
+        off = {**{name: False for name in FEATURE_NAMES}, **no_last_ply()}
+        out["trees"] = uniform_tree_rows(shapes, 20 if quick else 200, off)
+        out["trees_note"] = NOTES["trees"]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     split_cpu(args.cpu_devices)  # before JAX's first computation
     if not args.narrow_vectors:
         wide_vectors()
-    quick = args.quick
-    n = args.positions or (200 if quick else 10000)
-    depths = args.depths or ([4, 6] if quick else [4, 6, 8])
-    deep = args.deep_positions or (100 if quick else n)
-    peer_counts = {4: 20, 6: 10, 8: 5} if quick else PEER_POSITIONS
-    solve_lines = 100 if quick else None
-    solve_peer = 10 if quick else 50
-    single_n = 3 if quick else 20
-    ordering_n = min(n, 100 if quick else 1000)
-    tree_shapes = [(4, 4), (8, 4)] if quick else [(4, 4), (4, 6), (8, 4), (8, 6)]
-    trees = 20 if quick else 200
-
     start = time.perf_counter()
-    peer = None if args.no_peers else load_peer()
+    peer = None if args.no_peers else load_openspiel_minimax()
     game = jaxgames.make("connect4")
-    moves = random_positions(n, args.seed)
+    moves = random_positions(args.positions, args.seed)
     roots = stack([game.parse(m) for m in moves])
     result: dict[str, Any] = {
         "benchmark": "alphabeta",
-        "command": "python benchmarks/alphabeta.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("alphabeta.py", argv),
         "machine": machine_info(),
         "versions": versions(),
         "positions": {
             "game": "connect4",
-            "count": n,
+            "count": args.positions,
             "seed": args.seed,
             "plies": [6, 16],
             "generator": "random_positions(count, seed) in this script: uniformly random "
             "moves, games that end on the way dropped, duplicates dropped",
-            "sha256": hashlib.sha256("\n".join(moves).encode()).hexdigest(),
+            "sha256": digest(moves),
             "first": moves[:10],
         },
         "timing": "first_call_s: the first call with the same shapes, on copies of a finished "
         "game (tracing and compilation); seconds: one steady-state search of the real "
         "positions, results on the host",
     }
-    bulk = None
     if "bulk" in args.sections or "peer" in args.sections:
-        bulk = bench_bulk(game, moves, roots, depths, deep)
-        result["bulk"] = bulk
-        if deep < n:
-            result["bulk_note"] = (
-                f"depths >= 8 are measured on the first {deep} of the {n} positions "
-                "(--deep-positions); positions field of each row"
-            )
-    if "peer" in args.sections and peer:
-        result["peer"] = bench_peer(peer, game, moves, bulk, peer_counts, args.peer_eval)
-        result["peer_note"] = (
-            "OpenSpiel's alpha_beta_search on the first positions of the same list, one at a "
-            "time; value function at the cutoff: "
-            + (
-                "(x - o stones in the centre column) / 100 for the maximizing player, from "
-                "state.history()"
-                if args.peer_eval == "centre"
-                else "0 (every cutoff ties: its trees are smaller than with a heuristic)"
-            )
-            + "; ours uses the game's threat heuristic (69 lines) and its default options "
-            "(bulk rows, `ordering`); ratio_positions_per_s = ours over the full set / "
-            "OpenSpiel over its subset"
-        )
-    if "solve" in args.sections:
-        with open(os.path.join(ROOT, PONS_FILE), encoding="utf-8") as f:
-            lines = [(p[0], int(p[1])) for p in (ln.split() for ln in f) if len(p) == 2]
-        result["solve"] = bench_solve(game, peer, lines[:solve_lines], solve_peer)
-        result["solve_note"] = (
-            "ours returns the exact distance score (checked against the file); OpenSpiel's "
-            "connect_four returns +1/0/-1, so it only has to prove win/draw/loss, which prunes "
-            "more"
-        )
-    if "single" in args.sections:
-        result["single"] = bench_single(game, moves[:single_n], [4, 6, 8])
-    if "ordering" in args.sections:
-        result["ordering"] = bench_ordering(game, take(roots, slice(0, ordering_n)), 6)
-    if "lanes" in args.sections:
-        widths = [64, 512] if quick else [128, 256, 512, 1024, 2048, 8192]
-        result["lanes"] = bench_lanes(game, roots, 4 if quick else 6, widths)
-    if "trees" in args.sections:
-        result["trees"] = bench_trees(tree_shapes, trees)
-        result["trees_note"] = (
-            "uniform_tree games, roots of `trees` different seeds batched in one search at "
-            "depth d, every ordering feature and the TT off; leaves in [-1000, 1000] (ties "
-            "possible); minimal_tree_leaves = b^ceil(d/2) + b^floor(d/2) - 1"
-        )
-    if bulk:
-        for row in bulk:
-            row.pop("nodes_per_root")
+        result.update(bulk_and_peer(args, peer, game, moves, roots))
+    result.update(other_sections(args, peer, game, moves, roots))
     if peer is None and not args.no_peers:
         result["peer_missing"] = "OpenSpiel (pyspiel) is not installed: no peer figures"
     result["total_runtime_s"] = time.perf_counter() - start
-    suffix = "_quick" if quick else ""
-    out = args.out or os.path.join(
-        HERE, "results", f"alphabeta_{jax.default_backend()}{suffix}.json"
-    )
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "alphabeta", args.quick))
     print(f"\ntotal {result['total_runtime_s']:.0f} s; wrote {os.path.relpath(out, ROOT)}")
     return 0
 

@@ -1,7 +1,7 @@
 """Random backgammon playouts: jaxgames against pgx and OpenSpiel, same machine, one run.
 
-    python benchmarks/backgammon.py                    # default sizes, about 8 minutes on 2 cores
-    python benchmarks/backgammon.py --quick            # smoke run, about a minute
+    python benchmarks/backgammon.py                    # default sizes
+    python benchmarks/backgammon.py --quick            # smoke run
     python benchmarks/backgammon.py --batch-sizes 4096 --repeats 5
 
 A playout is one game from the start with uniformly random legal moves, to its end. Rows:
@@ -12,7 +12,7 @@ A playout is one game from the start with uniformly random legal moves, to its e
   the kernel draws through it rather than a legal mask over all 23751 actions.
 * ``jaxgames-mask``: the same loop with the hint switched off (the draw from the 23751-wide
   legal mask). Slow by construction; run at small batches.
-* ``pgx``: ``pgx.make("backgammon")`` in the harness of ``playouts.py`` (same loop, same
+* ``pgx``: ``pgx.make("backgammon")`` in the harness of ``jaxgames.bench.compiled`` (same loop, same
   random-move sampler over pgx's legal-action mask; pgx moves one checker per action and
   rolls inside ``step``).
 * ``openspiel``: OpenSpiel's C++ ``backgammon`` driven from Python one game at a time on one
@@ -33,21 +33,16 @@ state is the median of ``--repeats`` runs after a warm-up. The JSON goes to
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import random
-import statistics
 import sys
-import time
 from typing import Any
 
 import jax
 import numpy as np
-from jaxgames.kernels import batched
-from jaxgames.kernels.playout import _playouts, compaction_pays
-from machine import machine_info
-from playouts import import_time, pgx_runner, time_compiled
 
+from jaxgames.bench.compiled import jaxgames_playout_row, moves_of, pgx_playout_row
+from jaxgames.bench.helpers import command_line, import_time, machine_info, result_path, write_json
+from jaxgames.bench.peers import play_openspiel
 from jaxgames.games.backgammon import Backgammon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,97 +56,48 @@ class _MaskOnly(Backgammon):
     has_sampler = False
 
 
-def _row(impl, batch, compile_s, times, moves, extra=None) -> dict[str, Any]:
-    median = statistics.median(times)
-    row = {
-        "impl": impl,
-        "game": "backgammon",
-        "backend": jax.default_backend(),
-        "batch": batch,
-        "compile_s": compile_s,
-        "seconds_median": median,
-        "seconds_min": min(times),
-        "seconds_max": max(times),
-        "playouts_per_s": batch / median,
-        "moves_per_s": moves / median,
-        "moves_per_playout": moves / batch,
-    }
-    row.update(extra or {})
-    return row
+def _row(row: dict[str, Any], moves: int) -> dict[str, Any]:
+    head = {"impl": row["impl"], "game": "backgammon", "backend": jax.default_backend()}
+    return {**head, **row, "moves_per_playout": moves / row["batch"]}
 
 
 def bench_jaxgames(batch: int, repeats: int, hint: bool) -> dict[str, Any]:
-    game = Backgammon() if hint else _MaskOnly()
-    states = batched(game).init(batch)
-    key = jax.random.key(0)
-    steps = game.max_game_length
-    compact = compaction_pays(steps, batch)
-    t0 = time.perf_counter()
-    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
-    compile_s = time.perf_counter() - t0
-    times, out = time_compiled(compiled, (states, key), repeats)
-    lengths = np.asarray(out.lengths)
+    game, impl = (Backgammon(), "jaxgames") if hint else (_MaskOnly(), "jaxgames-mask")
+    row, out = jaxgames_playout_row(game, batch, repeats, impl)
+    row = _row(row, moves_of(out.lengths))
     utility = np.asarray(out.utilities)[..., 0]
-    extra = {
-        "truncated": int(np.asarray(out.truncated).sum()),
-        "mean_utility_x": float(utility.mean()),
-        "gammon_or_more": float((np.abs(utility) >= 2).mean()),
-    }
-    impl = "jaxgames" if hint else "jaxgames-mask"
-    return _row(impl, batch, compile_s, times, int(lengths.sum()), extra)
+    row.update(
+        truncated=int(np.asarray(out.truncated).sum()),
+        mean_utility_x=float(utility.mean()),
+        gammon_or_more=float((np.abs(utility) >= 2).mean()),
+    )
+    return row
 
 
 def bench_pgx(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        import pgx
-    except ImportError:
-        return None
-    env = pgx.make("backgammon")
-    run = pgx_runner(env)
-    run.batch = batch
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(run).lower(key).compile()
-    compile_s = time.perf_counter() - t0
-    times, lengths = time_compiled(compiled, (key,), repeats)
-    return _row("pgx", batch, compile_s, times, int(np.asarray(lengths).sum()))
+    row, moves = pgx_playout_row("backgammon", batch, repeats)
+    return row and _row(row, moves)
 
 
 def bench_openspiel(seconds: float, seed: int = 0) -> dict[str, Any] | None:
     """Whole random games, one at a time on one thread, for about ``seconds``."""
     try:
-        import pyspiel
+        spiel = play_openspiel("backgammon", {"scoring_type": "full_scoring"}, seconds, 1, seed)
     except ImportError:
         return None
-    game = pyspiel.load_game("backgammon", {"scoring_type": "full_scoring"})
-    rng = random.Random(seed)
-    games = moves = 0
-    values = []
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds or games == 0:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(rng.choices(outcomes, probs)[0])
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
-        values.append(state.returns()[0])
-        games += 1
-    elapsed = time.perf_counter() - t0
+    values = np.asarray([r[0] for r in spiel.returns])
     return {
         "impl": "openspiel",
         "game": "backgammon",
         "backend": "cpu (C++, one thread)",
         "batch": 1,
         "compile_s": 0.0,
-        "seconds_median": elapsed / games,
-        "games": games,
-        "seconds_total": elapsed,
-        "playouts_per_s": games / elapsed,
-        "moves_per_s": moves / elapsed,
-        "moves_per_playout": moves / games,
+        "seconds_median": spiel.seconds / spiel.games,
+        "games": spiel.games,
+        "seconds_total": spiel.seconds,
+        "playouts_per_s": spiel.games / spiel.seconds,
+        "moves_per_s": spiel.moves / spiel.seconds,
+        "moves_per_playout": spiel.moves / spiel.games,
         "mean_utility_x": float(np.mean(values)),
         "gammon_or_more": float(np.mean(np.abs(values) >= 2)),
     }
@@ -165,6 +111,27 @@ def bench_expectiminimax(args: argparse.Namespace) -> list[dict[str, Any]]:
     written under ``"expectiminimax"`` in the JSON. Nothing is measured yet.
     """
     return []
+
+
+def print_line(
+    ours: dict[str, Any], pgx_row: dict[str, Any] | None, spiel: dict[str, Any] | None
+) -> None:
+    line = (
+        f"{ours['impl']:<14} B={ours['batch']:<6} {ours['playouts_per_s']:>10,.0f} playouts/s "
+        f"({ours['moves_per_playout']:.0f} moves each) compile {ours['compile_s']:.1f}s"
+    )
+    if pgx_row:
+        line += (
+            f" | pgx {pgx_row['playouts_per_s']:>8,.0f} playouts/s "
+            f"compile {pgx_row['compile_s']:.1f}s  {ours['ratio_vs_pgx']:.2f}x pgx"
+        )
+    if spiel:
+        line += (
+            f" | openspiel {spiel['playouts_per_s']:,.0f} playouts/s "
+            f"({spiel['moves_per_playout']:.0f} moves each)  "
+            f"{ours['ratio_vs_openspiel']:.2f}x openspiel"
+        )
+    print(line, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,39 +168,22 @@ def main(argv: list[str] | None = None) -> int:
             if theirs:
                 ours["ratio_vs_openspiel"] = ours["playouts_per_s"] / theirs["playouts_per_s"]
             rows.append(ours)
-            line = (
-                f"{ours['impl']:<14} B={batch:<6} {ours['playouts_per_s']:>10,.0f} playouts/s "
-                f"({ours['moves_per_playout']:.0f} moves each) compile {ours['compile_s']:.1f}s"
-            )
             if pgx_row:
                 rows.append(pgx_row)
-                line += (
-                    f" | pgx {pgx_row['playouts_per_s']:>8,.0f} playouts/s "
-                    f"compile {pgx_row['compile_s']:.1f}s  {ours['ratio_vs_pgx']:.2f}x pgx"
-                )
-            if theirs:
-                line += (
-                    f" | openspiel {theirs['playouts_per_s']:,.0f} playouts/s "
-                    f"({theirs['moves_per_playout']:.0f} moves each)  "
-                    f"{ours['ratio_vs_openspiel']:.2f}x openspiel"
-                )
-            print(line, flush=True)
+            print_line(ours, pgx_row, theirs)
     imports = {"jaxgames": import_time("jaxgames"), "jax": import_time("jax")}
     if not args.no_peers:
         imports["pgx"] = import_time("pgx")
         imports["pyspiel"] = import_time("pyspiel")
     result = {
         "benchmark": "backgammon_playouts",
-        "command": "python benchmarks/backgammon.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("backgammon.py", argv),
         "machine": machine_info(),
         "import_time_s": imports,
         "rows": rows,
         "expectiminimax": bench_expectiminimax(args),
     }
-    out = args.out or os.path.join(HERE, "results", f"backgammon_{jax.default_backend()}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "backgammon"))
     print(f"import times (s): {imports}")
     print(f"wrote {out}")
     return 0

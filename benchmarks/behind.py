@@ -1,6 +1,6 @@
 """Why jaxgames is behind a peer where it is: the measurements behind the reasons.
 
-    python benchmarks/behind.py            # about 5 minutes on 2 CPU cores
+    python benchmarks/behind.py            # the full run
     python benchmarks/behind.py --quick    # batches 64 and 1024 only
 
 Two questions, each answered by timing the parts apart (same machine, one run, the median of
@@ -21,7 +21,6 @@ Two questions, each answered by timing the parts apart (same machine, one run, t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -31,10 +30,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import batched, playouts, sample_legal
-from machine import machine_info
 
 import jaxgames
-from jaxgames.bench import _pgx_env, _pgx_playouts, measure, openspiel_playouts
+from jaxgames.bench import GAMES, positions
+from jaxgames.bench.helpers import command_line, machine_info, measure, write_json
+from jaxgames.bench.peers import openspiel_playouts, pgx_env, pgx_playouts
 from jaxgames.games import chess as jchess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,7 +42,7 @@ PGX = {"tictactoe": "tic_tac_toe", "connect4": "connect_four"}
 
 
 def bare_playouts(game: Any, n: int, key: jax.Array) -> jax.Array:
-    """pgx's row's loop (``jaxgames.bench._pgx_playouts``) over our game: lengths int32[n]."""
+    """pgx's row's loop (``jaxgames.bench.peers.pgx_playouts``) over our game: lengths int32[n]."""
     states = batched(game).init(n)
 
     def cond(carry: tuple) -> jax.Array:
@@ -70,7 +70,7 @@ def _playout_loops(game: Any, env: Any, n: int, key: jax.Array) -> dict[str, Any
     return {
         "kernel": lambda: playouts(game, start, 1, key).lengths,
         "bare_loop_our_step": lambda: _bare(game, n, key),
-        "pgx": lambda: _pgx_playouts(env, n, key),
+        "pgx": lambda: pgx_playouts(env, n, key),
     }
 
 
@@ -82,7 +82,7 @@ def playout_rows(batches: list[int], repeats: int) -> list[dict[str, Any]]:
     key = jax.random.key(0)
     for name, pgx_name in PGX.items():
         game = jaxgames.make(name)
-        env = _pgx_env(pgx_name)
+        env = pgx_env(pgx_name)
         for n in batches:
             row: dict[str, Any] = {"game": name, "batch": n}
             for impl, call in _playout_loops(game, env, n, key).items():
@@ -109,7 +109,7 @@ def playout_rows(batches: list[int], repeats: int) -> list[dict[str, Any]]:
 
 
 def _chess_parts(game: Any, n: int) -> tuple[dict[str, Any], float]:
-    states = jaxgames.bench.positions(game, n, seed=0)
+    states = positions(game, n, seed=0)
     mask = jax.vmap(game.legal_mask)(states)
     uniform = jax.random.uniform(jax.random.key(1), (n,))
     action = sample_legal(mask, uniform)
@@ -151,7 +151,7 @@ def chess_rows(batches: list[int], repeats: int, spiel_s: float) -> dict[str, An
             f"{legal_mean:.1f} legal moves of 1,924 on average",
             flush=True,
         )
-    spiel = openspiel_playouts(game, jaxgames.bench.GAMES["chess"], spiel_s, 0)
+    spiel = openspiel_playouts(game, GAMES["chess"], spiel_s, 0)
     out["open_spiel"] = spiel
     print(f"OpenSpiel chess loop: {spiel}", flush=True)
     return out
@@ -166,15 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     batches = [64, 1024] if args.quick else [64, 256, 1024, 4096]
     result = {
         "benchmark": "behind",
-        "command": "python benchmarks/behind.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("behind.py", argv),
         "machine": machine_info(),
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "playouts": playout_rows(batches, args.repeats),
         "chess": chess_rows([1024, 4096] if not args.quick else [1024], args.repeats, 10.0),
     }
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    write_json(result, args.out)
     print(f"wrote {args.out}")
     return 0
 

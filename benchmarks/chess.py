@@ -11,7 +11,7 @@ Three measurements, each side by side with its peers:
   fixed-size chunks with a jitted ``vmap`` of pgx's ``step``). Counts are checked against the
   published tables.
 * random playouts/s across batch sizes: our compiled playout loop against the same loop over
-  pgx's ``init``/``step`` (``benchmarks/playouts.py``'s harness) and against OpenSpiel's
+  pgx's ``init``/``step`` (the harness of ``jaxgames.bench.compiled``) and against OpenSpiel's
   chess played one game at a time from Python (``legal_actions``, ``apply_action``). pgx ends
   every game at 512 plies; so that the rows compare like with like, ours are also run with
   a 512-ply cap (``max_steps=512``, the truncated lanes scored by EVAL), beside the full
@@ -29,11 +29,7 @@ allows it, else the first call minus a timed second call).
 from __future__ import annotations
 
 import argparse
-import importlib
-import json
 import os
-import random
-import statistics
 import sys
 import time
 from typing import Any
@@ -41,29 +37,23 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxgames.kernels import batched, stack, take, to_numpy
-from jaxgames.kernels.playout import _playouts, compaction_pays
-from machine import machine_info
-from playouts import import_time, pgx_runner, time_compiled
+from jaxgames.kernels import stack, take, to_numpy
 
 import jaxgames
+from jaxgames.bench.compiled import jaxgames_playout_row, moves_of, pgx_playout_row
+from jaxgames.bench.helpers import (
+    command_line,
+    import_time,
+    machine_info,
+    result_path,
+    write_json,
+)
+from jaxgames.bench.peers import middlegame_fens, play_openspiel, python_chess
 from jaxgames.search.alphabeta import Singular, alphabeta_batch
 from jaxgames.search.perft import perft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _python_chess():
-    """python-chess, imported with this directory off the path (this script shares its name)."""
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != HERE]
-    try:
-        return importlib.import_module("chess")
-    finally:
-        sys.path[:] = saved
-
-
-chess = _python_chess()
+chess = python_chess()  # this script shares python-chess's name
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 START = chess.STARTING_FEN
 PUBLISHED = {
@@ -149,7 +139,7 @@ def bench_perft(
         }
         if peers:
             board = chess.Board(fen)
-            pc_depth = min(depth, 3)  # python-chess at depth 4+ takes minutes
+            pc_depth = min(depth, 3)  # python-chess is slow from depth 4 on
             t0 = time.perf_counter()
             pc_nodes = python_chess_perft(board, pc_depth)
             pc_s = time.perf_counter() - t0
@@ -189,94 +179,46 @@ def bench_perft(
 
 
 # ---------------------------------------------------------------- playouts
-def _row(impl, batch, compile_s, times, moves, truncated=None) -> dict[str, Any]:
-    median = statistics.median(times)
-    row = {
-        "impl": impl,
-        "batch": batch,
-        "compile_s": compile_s,
-        "seconds_median": median,
-        "seconds_min": min(times),
-        "playouts_per_s": batch / median,
-        "moves_per_s": moves / median,
-        "mean_length": moves / batch,
-    }
+def with_length(row: dict[str, Any], moves: int, truncated: int | None = None) -> dict:
+    """The row with its playouts' mean length (and the share cut at the ply cap)."""
+    row["mean_length"] = moves / row["batch"]
     if truncated is not None:
-        row["truncated_fraction"] = truncated / batch
+        row["truncated_fraction"] = truncated / row["batch"]
     return row
 
 
 def bench_ours(batch: int, repeats: int, max_steps: int | None) -> dict[str, Any]:
-    game = jaxgames.make("chess")
-    states = batched(game).init(batch)
-    key = jax.random.key(0)
-    steps = max_steps or game.max_game_length
-    compact = compaction_pays(steps, batch)
-    t0 = time.perf_counter()
-    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
-    compile_s = time.perf_counter() - t0
-    times, out = time_compiled(compiled, (states, key), repeats)
     impl = "jaxgames" if max_steps is None else f"jaxgames_cap{max_steps}"
-    moves = int(np.asarray(out.lengths).sum())
-    return _row(impl, batch, compile_s, times, moves, int(np.asarray(out.truncated).sum()))
+    game = jaxgames.make("chess")
+    row, out = jaxgames_playout_row(game, batch, repeats, impl, max_steps)
+    return with_length(row, moves_of(out.lengths), int(np.asarray(out.truncated).sum()))
 
 
 def bench_pgx(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        import pgx
-    except ImportError:
-        return None
-    run = pgx_runner(pgx.make("chess"))
-    run.batch = batch
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(run).lower(key).compile()
-    compile_s = time.perf_counter() - t0
-    times, lengths = time_compiled(compiled, (key,), repeats)
-    return _row("pgx", batch, compile_s, times, int(np.asarray(lengths).sum()))
+    row, moves = pgx_playout_row("chess", batch, repeats)
+    return row and with_length(row, moves)
 
 
 def bench_openspiel(seconds: float) -> dict[str, Any] | None:
     try:
-        import pyspiel
+        spiel = play_openspiel("chess", seconds=seconds)
     except ImportError:
         return None
-    game = pyspiel.load_game("chess")
-    rng = random.Random(0)
-    games = moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds or games == 0:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
-        games += 1
-    elapsed = time.perf_counter() - start
     return {
         "impl": "openspiel_python_loop",
         "batch": 1,
-        "games": games,
-        "playouts_per_s": games / elapsed,
-        "moves_per_s": moves / elapsed,
-        "mean_length": moves / games,
+        "games": spiel.games,
+        "playouts_per_s": spiel.games / spiel.seconds,
+        "moves_per_s": spiel.moves / spiel.seconds,
+        "mean_length": spiel.moves / spiel.games,
     }
 
 
 # ---------------------------------------------------------------- alpha-beta
-def middlegame_fens(n: int, seed: int = 0) -> list[str]:
+def middlegame_roots(game, n: int) -> Any:
     """Positions after 16..40 random plies from the start, the game still on."""
-    rng = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < n:
-        board = chess.Board()
-        for _ in range(rng.randint(16, 40)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over(claim_draw=True):
-            fens.append(board.fen())
-    return fens
+    fens = middlegame_fens(n, 0, (16, 40), distinct=False)
+    return stack([to_numpy(game.parse(f)) for f in fens])
 
 
 def timed_search(game, roots, depth: int, quiescence: int, **options: Any):
@@ -307,7 +249,7 @@ def timed_search(game, roots, depth: int, quiescence: int, **options: Any):
 
 def bench_alphabeta(n: int, depth: int, quiescence: int) -> dict[str, Any]:
     game = jaxgames.make("chess")
-    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    roots = middlegame_roots(game, n)
     _, row = timed_search(game, roots, depth, quiescence)
     run_s, first_s = row["seconds"], row["compile_estimate_s"]
     print(
@@ -333,7 +275,7 @@ SELECTIVE = {
 def bench_selective(n: int, depth: int, quiescence: int) -> list[dict[str, Any]]:
     """Each variant compiled first on 8 roots, then timed on ``n`` roots (same positions)."""
     game = jaxgames.make("chess")
-    roots = stack([to_numpy(game.parse(f)) for f in middlegame_fens(n)])
+    roots = middlegame_roots(game, n)
     rows: list[dict[str, Any]] = []
     plain = None
     for name, options in SELECTIVE.items():
@@ -442,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     result = {
         "benchmark": "chess",
-        "command": "python benchmarks/chess.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("chess.py", argv),
         "machine": machine_info(),
         "import_time_s": imports,
         "perft": perft_rows,
@@ -450,10 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         "alphabeta": alphabeta_row,
         "selective": selective_rows,
     }
-    out = args.out or os.path.join(HERE, "results", f"chess_{jax.default_backend()}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "chess"))
     print(f"wrote {out}")
     return 0
 

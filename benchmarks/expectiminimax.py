@@ -1,6 +1,6 @@
 """Expectiminimax with and without Star1/Star2 pruning: nodes and nodes/s, one run.
 
-    python benchmarks/expectiminimax.py                       # backgammon and pig, ~10 min
+    python benchmarks/expectiminimax.py                       # backgammon and pig
     python benchmarks/expectiminimax.py --quick               # smoke run (*_quick.json)
     python benchmarks/expectiminimax.py --games pig --depth 4 --positions 64
     python benchmarks/expectiminimax.py --host-only backgammon           # lanes are slow there
@@ -22,7 +22,6 @@ same shapes) is reported apart from the steady-state time.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from typing import Any
@@ -30,9 +29,9 @@ from typing import Any
 import jax
 import numpy as np
 from jaxgames.kernels import batched, stack, unstack
-from machine import machine_info
 
 import jaxgames
+from jaxgames.bench.helpers import machine_info, write_json
 from jaxgames.search import PRUNINGS, expectiminimax, expectiminimax_batch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -175,11 +174,9 @@ def main() -> None:
             for g in args.games
         ],
     }
-    os.makedirs(args.out, exist_ok=True)
     name = "expectiminimax_cpu_quick.json" if args.quick else "expectiminimax_cpu.json"
     path = os.path.join(args.out, name)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=1)
+    write_json(results, path)
     print(f"wrote {path}")
 
 

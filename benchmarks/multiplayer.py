@@ -1,6 +1,6 @@
 """Multi-player search: Korf's shallow-pruning result, paranoid beside it, Chinese checkers.
 
-    python benchmarks/multiplayer.py                # every section, a few minutes on 2 CPU cores
+    python benchmarks/multiplayer.py                # every section
     python benchmarks/multiplayer.py --quick        # smoke run (multiplayer_<backend>_quick.json)
     python benchmarks/multiplayer.py --sections korf --players 3 4
 
@@ -42,58 +42,13 @@ on the same inputs is made and reported as ``first_call_s`` (compilation include
 call is repeated and timed. The machine is recorded in the JSON; absolute rates only mean
 something on the machine they were taken on (and a shared machine makes them noisy).
 
-Latest CPU run (``python benchmarks/multiplayer.py``, 235 s; 2-core Intel Xeon, jax 0.10.2;
-the machine was shared with other benchmarks, load average 2.3 at the start and 4.3 at the
-end, so the rates below are rough; the node counts are exact; ``results/multiplayer_cpu.json``).
-
-Korf's table: asymptotic branching factor fitted over the deepest 3 depths (b = 2: d <= 14,
-3: d <= 9, 4: d <= 7, 5: d <= 6; 2 trees per depth for ``best``, which is deterministic, 24
-for ``random``)::
-
-    n  b  ordering  shallow ABF   Korf  paranoid ABF  b^((n-1)/n)  shallow/plain at max d
-    3  2  best            1.618  1.618         1.369        1.587                   0.060
-    3  2  random          2.008  2.000         1.649        1.587                   0.913
-    3  3  best            1.999  2.000         2.349        2.080                   0.035
-    3  3  random          3.006  3.000         2.640        2.080                   0.879
-    3  4  best            2.288  2.303         2.111        2.520                   0.031
-    3  4  random          3.953  4.000         2.747        2.520                   0.849
-    3  5  best            2.605  2.562         2.925        2.924                   0.028
-    3  5  random          4.848  5.000         4.279        2.924                   0.818
-    4  2  best            1.618  1.618         1.406        1.682                   0.060
-    4  2  random          2.001  2.000         1.555        1.682                   0.984
-    4  3  best            1.999  2.000         1.749        2.280                   0.035
-    4  3  random          3.001  3.000         2.148        2.280                   0.971
-    4  4  best            2.288  2.303         3.196        2.828                   0.031
-    4  4  random          3.996  4.000         3.356        2.828                   0.959
-    4  5  best            2.605  2.562         2.121        3.344                   0.028
-    4  5  random          5.003  5.000         3.032        3.344                   0.945
-
-On the best-case trees the leaf counts equal Korf's recurrence exactly at every depth (the
-JSON's ``matches_recurrence_exactly``); the fitted factor oscillates around
-``(1 + sqrt(4b - 3)) / 2`` because the recurrence's ratio alternates above and below its
-limit. On random trees shallow pruning saves a constant fraction (9-18 % of the leaves at
-three players, 2-6 % at four) and the fitted factor is ``b``: as Korf found, it does not
-reduce the asymptotic branching factor. Paranoid search, plain alpha-beta with no ordering,
-prunes far more on random trees (factor 1.6-4.3); its fits on the maxⁿ-best trees swing with
-the n-ply cycle of the root player's turns (those trees are not ordered for paranoid).
-
-Chinese checkers, standard board, 3 players. Random playouts (move limit 200 plies; no random
-game reached a win): 38,777 moves/s at batch 1, 72,703 at 64, 91,283 at 256, 86,157 at 1024
-(first calls 1.1-6.3 s). maxⁿ at depth 2 over positions from random play: 62,000-104,000
-nodes/s for plain maxⁿ at batches 1-256, shallow pruning the same node counts (at depth 2 with
-three players, a cut needs ``v_i + beta_j >= 1`` of the shares, which never happened here) and
-values equal to plain; paranoid reads 4.6-9x fewer nodes (325 vs 2,929 per position at batch
-1) at 14,000-37,000 nodes/s. Rates fall at 256 lanes: every event computes the legal moves of
-every lane whenever one lane opens a node, so wide batches pay for it almost every event.
-Single roots: depth 2, one lane 50 positions/s against the host driver's 11.7; depth 3, the
-host driver 3.19 positions/s against one lane's 0.93, hence ``maxn(mode="auto")`` switches to
-the host driver at depth 3.
+The figures of the latest run and what they show: ``benchmarks/README.md`` ("Multi-player")
+and ``benchmarks/results/multiplayer_cpu.json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import random
@@ -106,10 +61,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import playouts, stack, take
-from machine import machine_info
-from report import table
 
 import jaxgames
+from jaxgames.bench.helpers import (
+    load_average,
+    machine_info,
+    result_path,
+    sample,
+    table_of,
+    write_json,
+)
+from jaxgames.bench.searches import one_at_a_time, single_row, single_table
 from jaxgames.game import Game
 from jaxgames.games.uniform_tree import node_hash
 from jaxgames.search import maxn, maxn_batch, paranoid_batch
@@ -286,32 +248,19 @@ def bench_korf(players: list[int], plan: dict, trees: int, fit: int) -> dict[str
                     flush=True,
                 )
     print()
-    table(
-        [
-            "n",
-            "b",
-            "ordering",
-            "shallow ABF",
-            "Korf",
-            "paranoid ABF",
-            "b^((n-1)/n)",
-            "plain",
-            "shallow/plain at max d",
-        ],
-        [
-            [
-                f["players"],
-                f["b"],
-                f["ordering"],
-                f"{f['shallow_abf']:.3f}",
-                f"{f['korf_prediction']:.3f}",
-                f"{f['paranoid_abf']:.3f}",
-                f"{f['paranoid_best_case_reference']:.3f}",
-                f["plain_abf"],
-                f"{f['shallow_leaves_at_max_depth_vs_plain']:.3f}",
-            ]
-            for f in fits
-        ],
+    table_of(
+        fits,
+        {
+            "n": "players",
+            "b": "b",
+            "ordering": "ordering",
+            "shallow ABF": lambda f: f"{f['shallow_abf']:.3f}",
+            "Korf": lambda f: f"{f['korf_prediction']:.3f}",
+            "paranoid ABF": lambda f: f"{f['paranoid_abf']:.3f}",
+            "b^((n-1)/n)": lambda f: f"{f['paranoid_best_case_reference']:.3f}",
+            "plain": "plain_abf",
+            "shallow/plain at max d": lambda f: f"{f['shallow_leaves_at_max_depth_vs_plain']:.3f}",
+        },
     )
     return {"rows": rows, "fits": fits, "sum_bound": S, "fit_over_last_depths": fit}
 
@@ -332,18 +281,6 @@ def cc_positions(game, count: int, seed: int, plies: tuple[int, int]) -> Any:
     return stack(out)
 
 
-def timed(fn, repeats: int) -> tuple[float, list[float], Any]:
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn())
-    first = time.perf_counter() - t0
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(fn())
-        times.append(time.perf_counter() - t0)
-    return first, times, out
-
-
 def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> list[dict]:
     game = jaxgames.make("chinese_checkers", players=players, move_limit=limit)
     print(f"\n== random playouts, Chinese checkers {players} players, move limit {limit}")
@@ -351,7 +288,7 @@ def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> 
     for batch in sizes:
         states = stack([game.init()] * batch)
         key = jax.random.PRNGKey(0)
-        first, times, out = timed(lambda s=states, k=key: playouts(game, s, 1, k), repeats)
+        first, times, out = sample(lambda s=states, k=key: playouts(game, s, 1, k), repeats)
         median = statistics.median(times)
         moves = int(np.asarray(out.lengths).sum())
         rows.append(
@@ -368,12 +305,15 @@ def bench_playouts(players: int, limit: int, sizes: list[int], repeats: int) -> 
                 "won": int((np.asarray(out.utilities).max(axis=2) == 1).sum()),
             }
         )
-    table(
-        ["batch", "playouts/s", "moves/s", "median s", "first call s"],
-        [
-            [r["batch"], r["playouts_per_s"], r["moves_per_s"], r["median_s"], r["first_call_s"]]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "batch": "batch",
+            "playouts/s": "playouts_per_s",
+            "moves/s": "moves_per_s",
+            "median s": "median_s",
+            "first call s": "first_call_s",
+        },
     )
     return rows
 
@@ -391,7 +331,7 @@ def bench_maxn(players: int, depth: int, sizes: list[int], repeats: int) -> list
             ("shallow", lambda r=roots: maxn_batch(game, r, depth, pruning="shallow")),
             ("paranoid", lambda r=roots: paranoid_batch(game, r, depth)),
         ):
-            first, times, res = timed(run, repeats)
+            first, times, res = sample(run, repeats)
             median = statistics.median(times)
             out[label] = res
             rows.append(
@@ -413,20 +353,17 @@ def bench_maxn(players: int, depth: int, sizes: list[int], repeats: int) -> list
         rows[-2]["values_equal_plain"] = bool(
             np.array_equal(out["shallow"].value, out["none"].value)
         )
-    table(
-        ["batch", "search", "nodes/s", "positions/s", "nodes/pos", "cutoffs", "first call s"],
-        [
-            [
-                r["batch"],
-                r["search"],
-                r["nodes_per_s"],
-                r["positions_per_s"],
-                r["nodes_per_position"],
-                r["cutoffs"],
-                r["first_call_s"],
-            ]
-            for r in rows
-        ],
+    table_of(
+        rows,
+        {
+            "batch": "batch",
+            "search": "search",
+            "nodes/s": "nodes_per_s",
+            "positions/s": "positions_per_s",
+            "nodes/pos": "nodes_per_position",
+            "cutoffs": "cutoffs",
+            "first call s": "first_call_s",
+        },
     )
     return rows
 
@@ -442,46 +379,16 @@ def bench_single(players: int, depths: list[int], count: int) -> list[dict]:
         split = min(2, depth - 1)  # the host driver keeps the top plies, at least one
         for mode in ("device", "host"):
             kw = {"lanes": 1} if mode == "device" else {"split": split}
-            t0 = time.perf_counter()
-            for s in states:  # compiles every shape the roots need
-                maxn(game, s, depth, pruning="shallow", mode=mode, **kw)
-            first = time.perf_counter() - t0
-            times, nodes, vals = [], 0, []
-            for s in states:
-                t0 = time.perf_counter()
-                r = maxn(game, s, depth, pruning="shallow", mode=mode, **kw)
-                times.append(time.perf_counter() - t0)
-                nodes += r.stats["nodes"]
-                vals.append(r.value.tolist())
-            values[mode] = vals
-            total = sum(times)
-            rows.append(
-                {
-                    "depth": depth,
-                    "mode": mode,
-                    "split": split if mode == "host" else None,
-                    "first_pass_s": first,
-                    "seconds": total,
-                    "positions_per_s": count / total,
-                    "median_ms": 1000 * statistics.median(times),
-                    "nodes_per_s": nodes / total,
-                }
+            first, times, results = one_at_a_time(
+                lambda s, m=mode, d=depth, kw=kw: maxn(game, s, d, pruning="shallow", mode=m, **kw),
+                states,
             )
+            values[mode] = [r.value.tolist() for r in results]
+            nodes = sum(int(r.stats["nodes"]) for r in results)
+            row = single_row(depth, mode, first, times, nodes)
+            rows.append({**row, "split": split if mode == "host" else None})
         rows[-1]["values_agree_with_device"] = values["device"] == values["host"]
-    table(
-        ["depth", "mode", "positions/s", "median ms", "nodes/s", "first pass s"],
-        [
-            [
-                r["depth"],
-                r["mode"],
-                r["positions_per_s"],
-                r["median_ms"],
-                r["nodes_per_s"],
-                r["first_pass_s"],
-            ]
-            for r in rows
-        ],
-    )
+    single_table(rows)
     return rows
 
 
@@ -508,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         "argv": sys.argv[1:] if argv is None else argv,
         "jaxgames": jaxgames.__version__,
         # other work on the machine skews the rates (not the node counts): record it
-        "load_average_at_start": list(os.getloadavg()),
+        "load_average_at_start": load_average(),
     }
     if "korf" in args.sections:
         plan = {2: 8, 3: 5, 4: 4} if quick else {2: 14, 3: 9, 4: 7, 5: 6}
@@ -524,14 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         depths = [2] if quick else [2, 3]
         result["single"] = bench_single(args.cc_players, depths, 3 if quick else 4)
     result["total_runtime_s"] = time.perf_counter() - start
-    result["load_average_at_end"] = list(os.getloadavg())
-    suffix = "_quick" if quick else ""
-    out = args.out or os.path.join(
-        HERE, "results", f"multiplayer_{jax.default_backend()}{suffix}.json"
-    )
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    result["load_average_at_end"] = load_average()
+    out = write_json(result, result_path(args.out, HERE, "multiplayer", quick))
     print(f"\ntotal {result['total_runtime_s']:.0f} s; wrote {os.path.relpath(out, ROOT)}")
     return 0
 

@@ -12,7 +12,7 @@ Sections (``--sections``; all by default):
   games are not extended: Edax's and OpenSpiel's convention). Nodes/s counts every sequence
   of every depth (the last ply is counted from its parents' legal masks, not built).
 * ``playouts``: uniformly random games from the start, B at a time: jaxgames' playout kernel
-  and pgx's ``othello`` in the same harness as ``benchmarks/playouts.py`` (same loop, same
+  and pgx's ``othello`` in the same harness as ``jaxgames.bench.compiled`` (same loop, same
   sampler ``jaxgames.kernels.sample_legal``), compiled ahead of time (``compile_s``), warmed
   up, median of ``--repeats`` runs; and OpenSpiel's ``othello`` one game at a time from
   Python (``legal_actions``, ``random.choice``, ``apply_action``), which has no batch.
@@ -34,11 +34,8 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
-import importlib.metadata
 import json
 import os
-import random
 import sys
 import time
 from typing import Any
@@ -47,13 +44,23 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels import batch_size, batched, sample_legal, stack, take, to_numpy
-from jaxgames.kernels.playout import _playouts, compaction_pays
-from machine import machine_info
-from playouts import _row, import_time, pgx_runner, time_compiled
-from report import table
 
 import jaxgames
-from jaxgames.search import ProbCut, alphabeta_batch, fit_probcut, perft
+from jaxgames.bench.compiled import jaxgames_playout_row, pgx_playout_row
+from jaxgames.bench.helpers import (
+    command_line,
+    digest,
+    import_time,
+    load_average,
+    machine_info,
+    package_versions,
+    result_path,
+    table_of,
+    write_json,
+)
+from jaxgames.bench.peers import play_openspiel
+from jaxgames.bench.searches import depth_table, search_row, search_twice
+from jaxgames.search import ProbCut, fit_probcut, perft
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -65,21 +72,9 @@ FIT_SEED, FIT_PLIES, FIT_POSITIONS = 1, (10, 44), 2000
 
 
 def versions() -> dict[str, str | None]:
-    out: dict[str, str | None] = {"jax": jax.__version__, "jaxgames": jaxgames.__version__}
-    for dist in ("jaxlib", "pgx", "open_spiel"):
-        try:
-            out[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            out[dist] = None
-    return out
-
-
-def load_average() -> list[float] | None:
-    """The 1, 5 and 15 minute load averages (None where the OS has none)."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
+    return {"jax": jax.__version__, "jaxgames": jaxgames.__version__} | package_versions(
+        ("jaxlib", "pgx", "open_spiel")
+    )
 
 
 # ---------------------------------------------------------------- positions
@@ -117,21 +112,6 @@ def random_positions(game, n: int, seed: int, plies: tuple[int, int]) -> list[st
     return out
 
 
-def copies(state: Any, n: int) -> Any:
-    return jax.tree.map(lambda x: np.repeat(np.asarray(x)[None], n, 0), to_numpy(state))
-
-
-def search_twice(game, roots, depth: int, **options) -> tuple[float, float, Any]:
-    """(first_call_s on copies of a finished game, seconds on ``roots``, result)."""
-    n = batch_size(roots)
-    t0 = time.perf_counter()
-    alphabeta_batch(game, copies(game.parse(FINISHED), n), depth, **options)
-    first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = alphabeta_batch(game, roots, depth, **options)
-    return first, time.perf_counter() - t0, result
-
-
 # ---------------------------------------------------------------- sections
 def bench_perft(game, depth: int) -> dict[str, Any]:
     print(f"\n== perft from the start, depth {depth} (pass = a ply, finished games stop)")
@@ -162,59 +142,35 @@ def bench_perft(game, depth: int) -> dict[str, Any]:
     return out
 
 
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    return {"impl": row["impl"], "game": "othello", "backend": jax.default_backend(), **row}
+
+
 def bench_jaxgames_playouts(game, batch: int, repeats: int) -> dict[str, Any]:
-    states = batched(game).init(batch)
-    key = jax.random.key(0)
-    steps = game.max_game_length
-    compact = compaction_pays(steps, batch)
-    t0 = time.perf_counter()
-    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
-    compile_s = time.perf_counter() - t0
-    times, out = time_compiled(compiled, (states, key), repeats)
-    row = _row("jaxgames", "othello", batch, compile_s, times, int(np.asarray(out.lengths).sum()))
+    row, out = jaxgames_playout_row(game, batch, repeats)
+    row = _row(row)
     row["black_wins"] = float(np.mean(np.asarray(out.utilities)[:, 0, 0] > 0))
     return row
 
 
 def bench_pgx_playouts(batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        import pgx
-    except ImportError:
-        return None
-    run = pgx_runner(pgx.make("othello"))
-    run.batch = batch
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(run).lower(key).compile()
-    compile_s = time.perf_counter() - t0
-    times, lengths = time_compiled(compiled, (key,), repeats)
-    return _row("pgx", "othello", batch, compile_s, times, int(np.asarray(lengths).sum()))
+    row, _ = pgx_playout_row("othello", batch, repeats)
+    return row and _row(row)
 
 
 def bench_openspiel_playouts(games: int) -> dict[str, Any] | None:
     try:
-        import pyspiel
+        spiel = play_openspiel("othello", min_games=games)
     except ImportError:
         return None
-    game = pyspiel.load_game("othello")
-    rng = random.Random(0)
-    moves = black = 0
-    t0 = time.perf_counter()
-    for _ in range(games):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
-        black += state.returns()[0] > 0
-    seconds = time.perf_counter() - t0
     return {
         "impl": "openspiel",
         "game": "othello",
         "games": games,
-        "seconds": seconds,
-        "playouts_per_s": games / seconds,
-        "moves_per_s": moves / seconds,
-        "black_wins": black / games,
+        "seconds": spiel.seconds,
+        "playouts_per_s": games / spiel.seconds,
+        "moves_per_s": spiel.moves / spiel.seconds,
+        "black_wins": sum(r[0] > 0 for r in spiel.returns) / games,
     }
 
 
@@ -230,36 +186,23 @@ def bench_playouts(game, sizes: list[int], repeats: int, spiel_games: int, peers
         if spiel:
             ours["ratio_vs_openspiel"] = ours["playouts_per_s"] / spiel["playouts_per_s"]
         rows += [ours] + ([theirs] if theirs else [])
-    table(
-        ["batch", "ours/s", "ours moves/s", "pgx/s", "x pgx", "x OpenSpiel", "compile ours/pgx"],
-        [
-            [
-                r["batch"],
-                r["playouts_per_s"],
-                r["moves_per_s"],
-                next(
-                    (
-                        p["playouts_per_s"]
-                        for p in rows
-                        if p["impl"] == "pgx" and p["batch"] == r["batch"]
-                    ),
-                    "-",
-                ),
-                f"{r['ratio_vs_pgx']:.2f}x" if "ratio_vs_pgx" in r else "-",
-                f"{r['ratio_vs_openspiel']:.1f}x" if "ratio_vs_openspiel" in r else "-",
+    pgx = {r["batch"]: r for r in rows if r["impl"] == "pgx"}
+    table_of(
+        [r for r in rows if r["impl"] == "jaxgames"],
+        {
+            "batch": "batch",
+            "ours/s": "playouts_per_s",
+            "ours moves/s": "moves_per_s",
+            "pgx/s": lambda r: pgx[r["batch"]]["playouts_per_s"] if r["batch"] in pgx else "-",
+            "x pgx": lambda r: f"{r['ratio_vs_pgx']:.2f}x" if "ratio_vs_pgx" in r else "-",
+            "x OpenSpiel": lambda r: (
+                f"{r['ratio_vs_openspiel']:.1f}x" if "ratio_vs_openspiel" in r else "-"
+            ),
+            "compile ours/pgx": lambda r: (
                 f"{r['compile_s']:.2f} / "
-                + next(
-                    (
-                        f"{p['compile_s']:.2f}"
-                        for p in rows
-                        if p["impl"] == "pgx" and p["batch"] == r["batch"]
-                    ),
-                    "-",
-                ),
-            ]
-            for r in rows
-            if r["impl"] == "jaxgames"
-        ],
+                + (f"{pgx[r['batch']]['compile_s']:.2f}" if r["batch"] in pgx else "-")
+            ),
+        },
     )
     if spiel:
         print(
@@ -272,41 +215,12 @@ def bench_playouts(game, sizes: list[int], repeats: int, spiel_games: int, peers
 def bench_alphabeta(game, texts: list[str], roots, depths: list[int]) -> list[dict[str, Any]]:
     n = len(texts)
     print(f"\n== alpha-beta, default options, {n} positions from random play")
+    finished = game.parse(FINISHED)
     rows = []
     for depth in depths:
-        first, seconds, res = search_twice(game, roots, depth)
-        st = res.stats
-        rows.append(
-            {
-                "depth": depth,
-                "positions": n,
-                "first_call_s": first,
-                "seconds": seconds,
-                "positions_per_s": n / seconds,
-                "nodes": st["nodes"],
-                "nodes_per_s": st["nodes"] / seconds,
-                "nodes_per_position": st["nodes"] / n,
-                "leaves": st["leaves"],
-                "cutoffs": st["cutoffs"],
-                "tt_hits": st["tt_hits"],
-                "lanes": st.get("lanes"),
-            }
-        )
-    table(
-        ["depth", "positions", "positions/s", "nodes/s", "nodes/pos", "seconds", "first call s"],
-        [
-            [
-                r["depth"],
-                r["positions"],
-                r["positions_per_s"],
-                r["nodes_per_s"],
-                r["nodes_per_position"],
-                r["seconds"],
-                r["first_call_s"],
-            ]
-            for r in rows
-        ],
-    )
+        first, seconds, res = search_twice(game, roots, depth, finished)
+        rows.append(search_row(depth, n, first, seconds, res.stats))
+    depth_table(rows)
     return rows
 
 
@@ -317,8 +231,9 @@ def bench_probcut(game, roots, depth: int) -> dict[str, Any]:
         f"\n== ProbCut {game.probcut_params} in searches to depth {depth}, {n} positions "
         "(against the same search without it)"
     )
-    first_full, sec_full, full = search_twice(game, roots, depth)
-    first_cut, sec_cut, cut = search_twice(game, roots, depth, probcut=model)
+    finished = game.parse(FINISHED)
+    first_full, sec_full, full = search_twice(game, roots, depth, finished)
+    first_cut, sec_cut, cut = search_twice(game, roots, depth, finished, probcut=model)
     mover = np.clip(np.asarray(jax.vmap(game.player)(jax.tree.map(jnp.asarray, roots))), 0, 1)
     rows = np.arange(n)
     v_full, v_cut = full.value[rows, mover], cut.value[rows, mover]
@@ -407,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     result: dict[str, Any] = {
         "benchmark": "othello",
-        "command": "python benchmarks/othello.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("othello.py", argv),
         "machine": machine_info(),
         "versions": versions(),
         # other work on the machine skews every rate: recorded at the start and the end
@@ -431,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
             "plies": [10, 40],
             "generator": "random_positions(game, count, seed, plies) in this script: "
             "uniformly random legal moves on the device, non-terminal, distinct board strings",
-            "sha256": hashlib.sha256("\n".join(texts).encode()).hexdigest(),
+            "sha256": digest(texts),
             "first": texts[:5],
             "seconds_to_generate": time.perf_counter() - t0,
         }
@@ -448,11 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     result["load_average_1_5_15_min"]["end"] = load_average()
     result["total_runtime_s"] = time.perf_counter() - start
-    suffix = "_quick" if quick else ""
-    out = args.out or os.path.join(HERE, "results", f"othello_{jax.default_backend()}{suffix}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "othello", quick))
     print(f"\ntotal {result['total_runtime_s']:.0f} s; wrote {os.path.relpath(out, ROOT)}")
     return 0
 

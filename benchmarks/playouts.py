@@ -14,119 +14,44 @@ timed separately (ahead-of-time ``lower().compile()``), and so is the import of 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
-import time
 from typing import Any
 
 import jax
-import jax.numpy as jnp
-import numpy as np
-from jaxgames.kernels import batched, sample_legal
-from jaxgames.kernels.playout import _playouts, compaction_pays
-from machine import machine_info
 
 import jaxgames
+from jaxgames.bench.compiled import jaxgames_playout_row, pgx_playout_row
+from jaxgames.bench.helpers import command_line, import_time, machine_info, result_path, write_json
 
 PGX_NAMES = {"tictactoe": "tic_tac_toe", "connect4": "connect_four"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def import_time(module: str) -> float | None:
-    """Seconds to import ``module`` in a fresh interpreter (median of 3), None if missing."""
-    times = []
-    for _ in range(3):
-        code = f"import time; t=time.perf_counter(); import {module}; print(time.perf_counter()-t)"
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-        if proc.returncode:
-            return None
-        times.append(float(proc.stdout.strip().splitlines()[-1]))
-    return statistics.median(times)
-
-
-def time_compiled(fn, args: tuple, repeats: int) -> tuple[list[float], Any]:
-    out = jax.block_until_ready(fn(*args))  # warm-up
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return times, out
+def _row(game: str, row: dict[str, Any]) -> dict[str, Any]:
+    return {"impl": row["impl"], "game": game, "backend": jax.default_backend(), **row}
 
 
 def bench_jaxgames(name: str, batch: int, repeats: int) -> dict[str, Any]:
-    game = jaxgames.make(name)
-    states = batched(game).init(batch)
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    steps = game.max_game_length
-    compact = compaction_pays(steps, batch)
-    compiled = _playouts.lower(game, states, 1, key, steps, compact).compile()
-    compile_s = time.perf_counter() - t0
-    times, out = time_compiled(compiled, (states, key), repeats)
-    return _row("jaxgames", name, batch, compile_s, times, int(np.asarray(out.lengths).sum()))
-
-
-def pgx_runner(env):
-    """The same playout loop as jaxgames', written over pgx's step and legal-action mask."""
-
-    def run(key):
-        batch = run.batch
-        key, sub = jax.random.split(key)
-        state = jax.vmap(env.init)(jax.random.split(sub, batch))
-
-        def cond(carry):
-            state, _, _ = carry
-            return ~jnp.all(state.terminated)
-
-        def body(carry):
-            state, length, key = carry
-            key, sub, step_key = jax.random.split(key, 3)
-            mask = state.legal_action_mask | state.terminated[:, None]
-            action = sample_legal(mask, jax.random.uniform(sub, (batch,)))
-            length = length + (~state.terminated).astype(jnp.int32)
-            state = jax.vmap(env.step)(state, action, jax.random.split(step_key, batch))
-            return state, length, key
-
-        _, length, _ = jax.lax.while_loop(cond, body, (state, jnp.zeros((batch,), jnp.int32), key))
-        return length
-
-    return run
+    return _row(name, jaxgames_playout_row(jaxgames.make(name), batch, repeats)[0])
 
 
 def bench_pgx(name: str, batch: int, repeats: int) -> dict[str, Any] | None:
-    try:
-        import pgx
-    except ImportError:
-        return None
-    env = pgx.make(PGX_NAMES[name])
-    run = pgx_runner(env)
-    run.batch = batch
-    key = jax.random.key(0)
-    t0 = time.perf_counter()
-    compiled = jax.jit(run).lower(key).compile()
-    compile_s = time.perf_counter() - t0
-    times, lengths = time_compiled(compiled, (key,), repeats)
-    return _row("pgx", name, batch, compile_s, times, int(np.asarray(lengths).sum()))
+    row, _ = pgx_playout_row(PGX_NAMES[name], batch, repeats)
+    return row and _row(name, row)
 
 
-def _row(impl, game, batch, compile_s, times, moves) -> dict[str, Any]:
-    median = statistics.median(times)
-    return {
-        "impl": impl,
-        "game": game,
-        "backend": jax.default_backend(),
-        "batch": batch,
-        "compile_s": compile_s,
-        "seconds_median": median,
-        "seconds_min": min(times),
-        "seconds_max": max(times),
-        "playouts_per_s": batch / median,
-        "moves_per_s": moves / median,
-    }
+def print_line(name: str, batch: int, ours: dict[str, Any], theirs: dict[str, Any] | None) -> None:
+    line = (
+        f"{name:<10} B={batch:<6} jaxgames {ours['playouts_per_s']:>12,.0f} playouts/s "
+        f"{ours['moves_per_s']:>14,.0f} moves/s  compile {ours['compile_s']:.2f}s"
+    )
+    if theirs:
+        line += (
+            f" | pgx {theirs['playouts_per_s']:>12,.0f} playouts/s "
+            f"compile {theirs['compile_s']:.2f}s  {ours['ratio_vs_pgx']:.2f}x pgx"
+        )
+    print(line, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,32 +74,18 @@ def main(argv: list[str] | None = None) -> int:
             if theirs:
                 ours["ratio_vs_pgx"] = ours["playouts_per_s"] / theirs["playouts_per_s"]
                 rows.append(theirs)
-            ratio = f"{ours['ratio_vs_pgx']:.2f}x pgx" if theirs else ""
-            print(
-                f"{name:<10} B={batch:<6} jaxgames {ours['playouts_per_s']:>12,.0f} playouts/s "
-                f"{ours['moves_per_s']:>14,.0f} moves/s  compile {ours['compile_s']:.2f}s"
-                + (
-                    f" | pgx {theirs['playouts_per_s']:>12,.0f} playouts/s "
-                    f"compile {theirs['compile_s']:.2f}s  {ratio}"
-                    if theirs
-                    else ""
-                ),
-                flush=True,
-            )
+            print_line(name, batch, ours, theirs)
     imports = {"jaxgames": import_time("jaxgames"), "jax": import_time("jax")}
     if not args.no_peers:
         imports["pgx"] = import_time("pgx")
     result = {
         "benchmark": "playouts",
-        "command": "python benchmarks/playouts.py " + " ".join(argv or sys.argv[1:]),
+        "command": command_line("playouts.py", argv),
         "machine": machine_info(),
         "import_time_s": imports,
         "rows": rows,
     }
-    out = args.out or os.path.join(HERE, "results", f"playouts_{jax.default_backend()}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
+    out = write_json(result, result_path(args.out, HERE, "playouts"))
     print(f"import times (s): {imports}")
     print(f"wrote {out}")
     return 0
