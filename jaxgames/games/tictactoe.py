@@ -38,6 +38,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import Game, GameError, two_player_utility, zobrist_table
+from jaxgames.games.boards import check_turns
 
 # The 8 lines of three squares: 3 rows, 3 columns, 2 diagonals.
 LINES: np.ndarray = np.array(
@@ -236,20 +237,11 @@ class TicTacToe(Game):
                     raise GameError(f"{self.name}: row {i} has {n} cells, expected 3")
         if len(cells) != 9:
             raise GameError(f"{self.name}: board has {len(cells)} cells, expected 9")
-        nx, no = cells.count(1), cells.count(2)
-        if nx not in (no, no + 1):
-            raise GameError(
-                f"{self.name}: board has {nx} x and {no} o; X moves first, so the number of "
-                "x must equal the number of o or exceed it by one"
-            )
         x_line = any(all(cells[i] == 1 for i in line) for line in LINES)
         o_line = any(all(cells[i] == 2 for i in line) for line in LINES)
-        if x_line and o_line:
-            raise GameError(f"{self.name}: both x and o have three in a row")
-        if x_line and nx != no + 1:
-            raise GameError(f"{self.name}: x has three in a row but o moved after it")
-        if o_line and nx != no:
-            raise GameError(f"{self.name}: o has three in a row but x moved after it")
+        check_turns(
+            self.name, "board", cells.count(1), cells.count(2), x_line, o_line, "three in a row"
+        )
         return self._state_from_board(cells)
 
     def _state_from_board(self, cells: list[int]) -> TicTacToeState:

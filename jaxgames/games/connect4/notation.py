@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from jaxgames.game import GameError
+from jaxgames.games.boards import check_turns
 from jaxgames.games.connect4.board import (
     ConnectFourState,
 )
@@ -195,19 +196,9 @@ class ConnectFourNotation:
                     )
         board = grid.reshape(-1)
         nx, no = int(np.sum(board == 1)), int(np.sum(board == 2))
-        if nx not in (no, no + 1):
-            raise GameError(
-                f"{self.name}: grid has {nx} x and {no} o; x moves first, so the number of "
-                "x must equal the number of o or exceed it by one"
-            )
         _, x, o = self._host_stones(board)
         x_line, o_line = self._has_line(x), self._has_line(o)
-        if x_line and o_line:
-            raise GameError(f"{self.name}: both x and o have {self.connect} in a row")
-        if x_line and nx != no + 1:
-            raise GameError(f"{self.name}: x has {self.connect} in a row but o moved after it")
-        if o_line and nx != no:
-            raise GameError(f"{self.name}: o has {self.connect} in a row but x moved after it")
+        check_turns(self.name, "grid", nx, no, x_line, o_line, f"{self.connect} in a row")
         return self._state_from_board(board)
 
     def _host_stones(self, board: np.ndarray) -> tuple[int, int, int]:
