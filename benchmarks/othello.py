@@ -3,7 +3,7 @@
     python benchmarks/othello.py                    # every section (results/othello_cpu.json)
     python benchmarks/othello.py --quick            # smoke run, small sizes (*_quick.json)
     python benchmarks/othello.py --sections playouts --batch-sizes 4096 16384
-    python benchmarks/othello.py --fit-probcut      # refit the ProbCut constants of othello.py
+    python benchmarks/othello.py --fit-probcut      # refit the ProbCut constants of the game
 
 Sections (``--sections``; all by default):
 
@@ -27,7 +27,7 @@ Sections (``--sections``; all by default):
 
 ``--fit-probcut`` fits the model instead (``jaxgames.search.fit_probcut`` on positions from
 random self-play, seed 1, 10-44 plies) and prints the constants to paste into
-``jaxgames/games/othello.py``.
+``jaxgames/games/othello/evaluation.py``.
 """
 
 from __future__ import annotations
@@ -281,7 +281,8 @@ def fit(game, depth: int, positions: int, t: float) -> dict[str, Any]:
         "sigma": round(model.sigma, 4),
         "t": model.t,
     }
-    print(f"fitted in {time.perf_counter() - t0:.1f} s; paste into jaxgames/games/othello.py:")
+    seconds = time.perf_counter() - t0
+    print(f"fitted in {seconds:.1f} s; paste into jaxgames/games/othello/evaluation.py:")
     print("PROBCUT = " + json.dumps(params))
     return params
 

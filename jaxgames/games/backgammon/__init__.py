@@ -70,15 +70,15 @@ Non-doubles plays are at most ``15 * 15`` pairs of checkers, 2 * 15 single check
 both dice and 15 single moves, far fewer.
 
 Random playouts (the Sampling capability, :meth:`Backgammon.sample_actions`): a uniform draw
-from the 23751-wide legal mask costs about 0.1 ms per lane and step on a CPU (building the
-mask and sampling over it). The game therefore also counts the distinct plays of a roll and
+from the 23751-wide legal mask is dear (the whole mask is built, then sampled over). The
+game therefore also counts the distinct plays of a roll and
 decodes the ``r``-th one directly, exactly and without the mask: closed forms over the 26
 points for non-doubles, and for doubles a dynamic program along the chains of points
-``p, p - d, p - 2d, ...`` (see ``_doubles_table``), a few microseconds per lane.
+``p, p - d, p - 2d, ...`` (see ``_doubles_table``), a small fixed amount of work per lane.
 ``sample_actions(states, uniform)`` draws with the kernel's distribution (uniform over the
 legal actions, ``chance_probs`` at chance nodes) from one uniform per lane, and the playout
-kernel draws through it (``benchmarks/backgammon.py`` measures both ways: about 150 times
-faster than through the mask).
+kernel draws through it (``benchmarks/backgammon.py`` measures both ways; the figures are
+in ``benchmarks/README.md``).
 
 State (:class:`BackgammonState`): ``own`` and ``opp`` (int8[26]) are the checkers of the
 player to move (or to roll) and of the opponent, each in its owner's numbering (index 0 off,

@@ -123,8 +123,8 @@ class Backgammon(BackgammonNotation, BackgammonEvaluation, Game):
         chance node the 21 rolls; all False at a terminal state.
 
         Both families are computed for every state (a non-doubles 2 x 26 x 26 grid and the
-        23751 doubles codes, checked without gathers): about 0.1 ms per state on a CPU. To
-        draw random moves, :meth:`sample_actions` is far cheaper."""
+        23751 doubles codes, checked without gathers), which is dear. To draw random moves,
+        :meth:`sample_actions` is far cheaper (``benchmarks/backgammon.py`` times both)."""
         hi, lo = _i32(state.dice[0]), _i32(state.dice[1])
         nd = _non_doubles_mask(state.own, state.opp, hi, lo).reshape(-1)
         nd = jnp.concatenate([nd, jnp.zeros((DOUBLES_CODES - NON_DOUBLES_CODES,), jnp.bool_)])
@@ -231,7 +231,7 @@ class Backgammon(BackgammonNotation, BackgammonEvaluation, Game):
             return jnp.minimum((uu * n).astype(jnp.int32), n - 1)
 
         # The barriers keep XLA from fusing (and so recomputing) the counting tables into
-        # the decoding that reads them: measured 10-20% faster.
+        # the decoding that reads them (recomputing them there was slower).
         barrier = jax.lax.optimization_barrier
 
         def chunked(want, fn, args, outs, chunk):

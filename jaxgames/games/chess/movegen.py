@@ -8,7 +8,7 @@ piece's destinations masked by them. The legal moves come out as 72 bitboards of
 squares, one per move shape (:data:`~jaxgames.games.chess.encoding.NUM_PLANES`). En passant is
 checked exactly (both pawns leave their squares and the king's lines are traced again),
 because it can expose the king along the rank. An earlier mailbox generator that tested each
-of the 1,924 actions with table lookups cost about 8x as much per position on a CPU.
+of the 1,924 actions with table lookups cost several times as much per position on a CPU.
 
 :func:`_analyze` runs the steps below in order; each step adds to what the ones before found.
 """

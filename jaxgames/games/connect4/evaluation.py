@@ -168,13 +168,3 @@ class ConnectFourEvaluation:
         rest = 4.0 * (threats - self.cells).astype(jnp.float32) + jnp.asarray(self._centre_order)
         score = jnp.where(wins, 2e5, jnp.where(blocks, 1e5, rest))
         return score - jnp.where(under & ~wins, 1.5e6, 0.0)
-
-    # Measured in benchmarks/alphabeta.py (ordering section): with the ordering above, killer
-    # moves, the history heuristic and iterative deepening each search more nodes, not fewer;
-    # and 128 lanes searched depth 6 and 8 and the late-game test set faster than 256 (by 8%,
-    # 24% and 20%; 4% slower at depth 4), and 256 faster than 512; last_ply made bulk search
-    # 38-54% faster at depths 4-8 (one device) and the late-game solve 7-14% slower (on
-    # Othello, whose 65 action slots hold about 10 legal moves, it was 28% slower at depth 4);
-    # the transposition table made depths 4, 5 and 7 slower (by 14%, 9% and 10%: it saved
-    # 1%, 5% and 19% of the nodes), 6 and 8 no faster (8: 29% fewer nodes), and the
-    # late-game solve faster

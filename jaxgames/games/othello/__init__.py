@@ -27,8 +27,8 @@ Encoding:
   anyway to set ``passes``; EVAL's mobility term reads it) and ``hash`` (the Zobrist key,
   kept incrementally). Every 64-bit quantity is a :class:`Words` pair of uint32 scalars
   ``(lo, hi)`` rather than one ``uint32[2]`` array: with ``[B, 2]`` fields XLA's CPU backend
-  computed the whole move generation once per word, unvectorised (measured 10-30x slower
-  per step at B = 4096).
+  computed the whole move generation once per word, unvectorised (many times slower per
+  step).
 
 Move generation: for each direction ``d`` (a shift by +-1, +-7, +-8 or +-9 squares),
 ``t = shift(own) & opp'``, then five times ``t |= shift(t) & opp'``, and the moves are
@@ -37,7 +37,7 @@ that move sideways, so nothing wraps from one row to the next. Flips of a placem
 the same flood started from ``m``, kept where it ends on an own disc. The four axes are
 walked by a ``fori_loop`` (both directions of an axis per iteration, unrolled inside): fully
 unrolled, XLA copied the floods into every consumer of their result, which made alpha-beta
-7x slower per node and its compilation 4x longer.
+several times slower per node and its compilation several times longer.
 
 Zobrist key: ``Z[square, Black]`` are random; ``Z[square, White] = Z[square, Black] ^
 D(square)`` with ``D`` a fixed linear, invertible bit mix (xorshift steps). A move XORs in

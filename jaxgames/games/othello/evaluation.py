@@ -66,9 +66,9 @@ PROBCUT = {"depth": 2, "shallow": 1, "a": 1.0344, "b": -0.0813, "sigma": 0.0924,
 predicts the ``depth``-ply value as ``a v' + b`` with residual deviation ``sigma``; the node
 is cut when the prediction clears the window by ``t`` deviations. Least squares with
 :func:`jaxgames.search.fit_probcut`. Depth 2 was chosen over 3 and 4 (fits on 1000
-positions) because, in depth-6 searches of 200 random-play positions, it saved the most
-nodes (56% against 45% and 26% at ``t = 1.5``) for a similar share of changed best moves
-(2%, 2%, 1%). Use as ``ProbCut(**game.probcut_params)``."""
+positions) because, in depth-6 searches of random-play positions, it saved the most nodes
+for a similar share of changed best moves (``benchmarks/othello.py``, its ProbCut section,
+measures both). Use as ``ProbCut(**game.probcut_params)``."""
 
 
 class OthelloEvaluation:
