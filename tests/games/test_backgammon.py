@@ -189,23 +189,6 @@ def test_move_lists_are_the_legal_actions():
     assert legal.size == 0 and lists(GAME.init())[:22].tolist() == [*range(21), -1]
 
 
-def test_expectiminimax_lanes_give_the_host_drivers_plain_values():
-    """The batched Star2 search (compact lists, doubles decoded by rank, the probes' lists
-    kept for the full pass) at depth 2 on chance and decision roots, doubles among them:
-    each value is plain expectiminimax's, from the host driver's recursion."""
-    entries = GNUBG["positions"][:60:6]
-    decisions = [state_of(e["own"], e["opp"], tuple(e["dice"])) for e in entries[:3]]
-    doubles = next(e for e in GNUBG["positions"] if e["dice"][0] == e["dice"][1])
-    decisions.append(state_of(doubles["own"], doubles["opp"], tuple(doubles["dice"])))
-    chances = [state_of(e["own"], e["opp"]) for e in entries[3:7]]
-    roots = decisions + chances
-    batch = jaxgames.search.expectiminimax_batch(GAME, stack(roots), 2)
-    for state, value in zip(roots, batch.value, strict=True):
-        plain = jaxgames.search.expectiminimax(GAME, state, 2, pruning="none")
-        np.testing.assert_allclose(value, plain.value, atol=1e-5)
-    assert batch.stats["probe_cutoffs"] + batch.stats["chance_cutoffs"] > 0
-
-
 # ---------------------------------------------------------------- legal plays
 def test_opening_roll_counts():
     start = ref.START

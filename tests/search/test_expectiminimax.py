@@ -1,7 +1,12 @@
-"""Expectiminimax, Star1 and Star2 against plain-Python expectation over explicit trees."""
+"""Expectiminimax, Star1 and Star2 against plain-Python expectation over explicit trees, and
+the batched lanes against the host driver on backgammon."""
 
+import json
+
+import backgammon_reference
 import numpy as np
 import pytest
+from conftest import REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jaxgames.kernels import stack
@@ -283,3 +288,25 @@ def test_bulk_evaluation_picks_expectiminimax_for_games_with_chance():
         mover = max(int(game.player(state)), 0)
         alone = expectiminimax(game, state, 3, pruning="none")
         assert row["value"] == pytest.approx(float(alone.value[mover]), abs=1e-4)
+
+
+def test_backgammon_lanes_give_the_host_drivers_plain_values():
+    """The batched Star2 search (compact lists, doubles decoded by rank, the probes' lists
+    kept for the full pass) at depth 2 on backgammon's chance and decision roots, doubles
+    among them: each value is plain expectiminimax's, from the host driver's recursion."""
+    game = jaxgames.make("backgammon")
+    positions = json.loads((REFERENCE / "gnubg_backgammon.json").read_text())["positions"]
+
+    def state_of(entry, dice=True):  # the reference's convention: own on roll, x to move
+        text = backgammon_reference.position_id(tuple(entry["own"]), tuple(entry["opp"]))
+        return game.parse(text + (f":{entry['dice'][0]}{entry['dice'][1]}:x" if dice else ""))
+
+    entries = positions[:60:6]
+    doubles = next(e for e in positions if e["dice"][0] == e["dice"][1])
+    roots = [state_of(e) for e in [*entries[:3], doubles]]
+    roots += [state_of(e, dice=False) for e in entries[3:7]]
+    batch = expectiminimax_batch(game, stack(roots), 2)
+    for state, value in zip(roots, batch.value, strict=True):
+        plain = expectiminimax(game, state, 2, pruning="none")
+        np.testing.assert_allclose(value, plain.value, atol=1e-5)
+    assert batch.stats["probe_cutoffs"] + batch.stats["chance_cutoffs"] > 0
