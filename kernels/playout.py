@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 from jaxgames.kernels.batched import leaf_values
 from jaxgames.kernels.expand import branch_weights
-from jaxgames.kernels.states import batch_size, check_batch, repeat
+from jaxgames.kernels.states import batch_size, check_batch, repeat, state_shapes
 
 from jaxgames.capabilities import Sampling
 from jaxgames.game import Game
@@ -268,7 +268,7 @@ class PlayoutMeans(NamedTuple):
 
 def state_bytes(game: Game) -> int:
     """Bytes of one state of ``game`` (from its shapes; nothing is computed)."""
-    shapes = jax.eval_shape(game.init)
+    shapes = state_shapes(game)
     return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in jax.tree.leaves(shapes))
 
 

@@ -27,6 +27,13 @@ def unstack(states: States) -> list[Any]:
     return [jax.tree.map(lambda x, i=i: x[i], states) for i in range(batch_size(states))]
 
 
+def state_shapes(game: Any) -> Any:
+    """The shape and dtype of every leaf of one state of ``game`` (a pytree of
+    ``jax.ShapeDtypeStruct``), read off ``game.init()`` run eagerly: a game may compute its
+    start cheaply only outside a trace."""
+    return jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype), game.init())
+
+
 def take(states: States, index: Any) -> States:
     """Gather states by index (or boolean mask) along the batch axis."""
     return jax.tree.map(lambda x: x[index], states)
@@ -87,7 +94,7 @@ def check_batch(game: Any, states: States, where: str) -> int:
 
     try:
         n = batch_size(states)
-        single = jax.eval_shape(game.init)
+        single = state_shapes(game)
         expected = jax.tree.map(lambda x: jax.ShapeDtypeStruct((n, *x.shape), x.dtype), single)
         chex.assert_trees_all_equal_structs(states, expected)
         chex.assert_trees_all_equal_shapes_and_dtypes(states, expected)

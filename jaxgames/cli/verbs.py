@@ -25,20 +25,6 @@ def _state(game: Game, position: str | None) -> Any:
     return game.parse(position)
 
 
-def _is_start(position: str | None) -> bool:
-    return position is None or position in ("-", "start")
-
-
-def _position(game: Game, position: str | None) -> Any:
-    """:func:`_state` for ``perft``: the start as one jitted ``init`` (one program, kept by
-    the compilation cache) instead of its operations compiled one by one."""
-    if _is_start(position):
-        import jax
-
-        return jax.jit(game.init)()
-    return game.parse(position)
-
-
 def _mover(game: Game, state: Any) -> int:
     player = int(game.player(state))
     return player if 0 <= player < game.num_players and not bool(game.terminal(state)) else 0
@@ -66,17 +52,15 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def _show_values(game: Game) -> Any:
-    """One jitted function computing everything ``show`` prints of a state (``None``: the
-    start, built inside): the state, then the player, the terminal test, the legal mask,
-    the chance probabilities (games with chance), the utility, EVAL and the hash (games
-    with :class:`~jaxgames.capabilities.Hashing`). One program to compile, kept by the
+    """One jitted function computing everything ``show`` prints of a state: the state, then
+    the player, the terminal test, the legal mask, the chance probabilities (games with
+    chance), the utility, EVAL and the hash (games with
+    :class:`~jaxgames.capabilities.Hashing`). One program to compile, kept by the
     persistent compilation cache, instead of a small compilation for every operation of
     every function run eagerly."""
     import jax
 
     def values(state: Any) -> tuple[Any, dict[str, Any]]:
-        if state is None:
-            state = game.init()
         out = {
             "player": game.player(state),
             "terminal": game.terminal(state),
@@ -97,8 +81,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     import jax
 
     game = make(args.game)
-    parsed = None if _is_start(args.position) else game.parse(args.position)
-    state, values = _show_values(game)(parsed)  # parsed None: the start, built inside
+    state, values = _show_values(game)(_state(game, args.position))
     values = jax.device_get(values)  # one transfer
     print(game.format(state))
     terminal = bool(values["terminal"])
@@ -141,7 +124,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     except (TypeError, ValueError):
         raise UsageError(f"perft: depth must be a whole number, got {depth_text!r}") from None
     positive(depth, "depth", "perft")
-    state = _position(game, position)
+    state = _state(game, position)
     with progress.status_line(shown(args)):
         result = perft(game, state, depth)
     plies = len(result.counts)

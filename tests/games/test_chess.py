@@ -195,6 +195,19 @@ def test_random_play_matches_python_chess():
         assert seen.get(rule, 0) > 0, f"random play never exercised {rule}: {seen}"
 
 
+def test_start_is_the_same_inside_and_outside_a_trace():
+    """The start is built by the compiled parse outside a trace, op by op inside one (a
+    fresh game each time: the start is cached once built); both are python-chess's."""
+    outside = jaxgames.make("chess").init()
+    inside = jax.jit(jaxgames.make("chess").init)()
+    assert GAME.format(outside) == chess.Board().fen()
+    for a, b in zip(jax.tree.leaves(outside), jax.tree.leaves(inside), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert sorted(GAME.legal_actions(outside)) == sorted(
+        GAME.string_to_action(outside, m.uci()) for m in chess.Board().legal_moves
+    )
+
+
 def test_threefold_repetition_ends_the_game():
     board = chess.Board()
     state = GAME.init()

@@ -64,8 +64,11 @@ class Chess(ChessNotation, ChessSearchHints, Game):
     def init(self) -> ChessState:
         """The standard starting position, white to move."""
         if self._init is None:  # parsed once, on the host even when called under a trace
-            with jax.ensure_compile_time_eval():
+            try:  # the compiled parse, when no trace is under way
                 self._init = jax.tree.map(np.asarray, self.parse(START_FEN))
+            except jax.errors.JAXTypeError:  # under a trace: op by op, much slower
+                with jax.ensure_compile_time_eval():
+                    self._init = jax.tree.map(np.asarray, self.parse(START_FEN))
         return jax.tree.map(jnp.asarray, self._init)
 
     def player(self, state: ChessState) -> jax.Array:
