@@ -16,6 +16,10 @@ ALPHABETA: dict[str, dict[str, Any]] = {
         "tt_min_depth": 8,
         "lanes": 128,
     },
+    # benchmarks/README.md, "Search speed" (1,024 random-play positions at depth 5, 2-core
+    # CPU, 2 devices): 256 lanes a device searched 324-351 positions/s, 512 lanes 196-266 and
+    # 128 lanes 296-331; wider lanes spill the caches and leave more lanes idle at the tail
+    "othello": {"lanes": 256},
 }
 """Per-game defaults of the search, measured: the machine and benchmark each came from are
 in the comment above its entry. Rules files hold rules; how to search them is kept here."""

@@ -13,6 +13,7 @@ from jaxgames.search.alphabeta import (
 )
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
 from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
+from jaxgames.search.mcts import MCTSResult, mcts, mcts_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -32,8 +33,11 @@ __all__ = [
     "distinct_positions",
     "expectiminimax",
     "expectiminimax_batch",
+    "MCTSResult",
     "maxn",
     "maxn_batch",
+    "mcts",
+    "mcts_batch",
     "minimax",
     "minimax_batch",
     "paranoid",

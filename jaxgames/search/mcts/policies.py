@@ -1,0 +1,145 @@
+"""What varies in a Monte Carlo tree search, as typed callables: how a decision node picks
+a child (:class:`SelectionRule`), and how a new leaf is valued (:class:`LeafEvaluator`).
+
+Selection: :class:`UCT` (UCB1 applied to trees, Kocsis and Szepesvári 2006) and
+:class:`PUCT` (with priors, as AlphaZero). Leaf values: :class:`Rollouts` (random playouts
+to the end, the playout kernel), :class:`StaticEval` (the game's EVAL),
+:class:`ValueFunction` and :class:`PolicyValue` (a user's functions of one state, the
+latter AlphaZero-style with prior logits over the action space).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+import jax
+import jax.numpy as jnp
+
+from jaxgames.game import Game
+from jaxgames.kernels import leaf_values, playouts
+from jaxgames.search.mcts.tree import Edges
+
+UNVISITED = 1e9
+"""A score above any UCB value: every child is tried once before any is tried twice."""
+
+
+class SelectionRule(Protocol):
+    """Scores of a decision node's children; the search takes the highest."""
+
+    def __call__(
+        self, edges: Edges, visits: jax.Array, mean: jax.Array, mover: jax.Array
+    ) -> jax.Array:
+        """float32[W] from the node's list ``edges``, its ``visits`` (int32), its mean
+        value for the mover (float32) and the ``mover`` (int32); values (``mean`` and the
+        children's ``edges.mean``) are scaled to [0, 1] by the game's utility range;
+        invalid slots are masked by the search."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class UCT:
+    """UCB1: ``Q + c * sqrt(ln N / n)``, every child once first (in prior order).
+
+    ``Q`` is the mover's mean value scaled to [0, 1] by the game's utility range (UCB1's
+    reward range): OpenSpiel's MCTS, which adds ``c`` to returns in [-1, 1], searches as
+    this one does with half its ``c``."""
+
+    c: float = math.sqrt(2.0)
+
+    def __call__(self, edges: Edges, visits, mean, mover) -> jax.Array:
+        n = jnp.maximum(edges.visits, 1).astype(jnp.float32)
+        log_n = jnp.log(jnp.maximum(visits, 1).astype(jnp.float32))
+        ucb = edges.mean[:, mover] + self.c * jnp.sqrt(log_n / n)
+        return jnp.where(edges.visits == 0, UNVISITED + edges.prior, ucb)
+
+
+@dataclasses.dataclass(frozen=True)
+class PUCT:
+    """``Q + c * prior * sqrt(N) / (1 + n)`` (Silver et al. 2017); an unvisited child's
+    ``Q`` is the node's own mean value (first-play urgency at the parent's value)."""
+
+    c: float = 1.25
+
+    def __call__(self, edges: Edges, visits, mean, mover) -> jax.Array:
+        q = jnp.where(edges.visits > 0, edges.mean[:, mover], mean)
+        explore = jnp.sqrt(jnp.maximum(visits, 1).astype(jnp.float32)) / (1.0 + edges.visits)
+        return q + self.c * edges.prior * explore
+
+
+class Evaluation(NamedTuple):
+    """What a leaf evaluator says of ``B`` states."""
+
+    value: jax.Array  # float32[B, P]: the value for every player
+    logits: jax.Array  # float32[B, A]: prior logits over the action space (zeros: uniform)
+
+
+class LeafEvaluator(Protocol):
+    """Values (and priors) of a batch of new leaves."""
+
+    def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation: ...
+
+
+def _uniform(game: Game, value: jax.Array) -> Evaluation:
+    return Evaluation(value, jnp.zeros((value.shape[0], game.num_actions), jnp.float32))
+
+
+@dataclasses.dataclass(frozen=True)
+class Rollouts:
+    """The mean final utility of ``count`` uniformly random playouts from each leaf (chance
+    outcomes drawn by their probabilities); ``max_steps`` caps a playout (EVAL scores one
+    cut off), by default the game's length bound."""
+
+    count: int = 1
+    max_steps: int | None = None
+
+    def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
+        result = playouts(game, states, self.count, key, self.max_steps, compact=False)
+        return _uniform(game, result.mean_utility)
+
+
+@dataclasses.dataclass(frozen=True)
+class StaticEval:
+    """The game's EVAL (UTILITY at a finished game)."""
+
+    def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
+        return _uniform(game, jax.vmap(functools.partial(leaf_values, game))(states))
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueFunction:
+    """A user's value of one state: ``fn(state) -> float32[P]`` (traced, vmapped)."""
+
+    fn: Callable[[Any], jax.Array]
+
+    def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
+        return _uniform(game, jax.vmap(self.fn)(states).astype(jnp.float32))
+
+
+@dataclasses.dataclass(frozen=True)
+class PolicyValue:
+    """A user's (policy, value) of one state, AlphaZero-style: ``fn(state) -> (logits
+    float32[A], value float32[P])`` (traced, vmapped); the logits of a node's legal moves
+    become its children's priors."""
+
+    fn: Callable[[Any], tuple[jax.Array, jax.Array]]
+
+    def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
+        logits, value = jax.vmap(self.fn)(states)
+        return Evaluation(value.astype(jnp.float32), logits.astype(jnp.float32))
+
+
+__all__ = [
+    "Evaluation",
+    "LeafEvaluator",
+    "PUCT",
+    "PolicyValue",
+    "Rollouts",
+    "SelectionRule",
+    "StaticEval",
+    "UCT",
+    "ValueFunction",
+]

@@ -1,0 +1,384 @@
+"""Monte Carlo tree search of ``B`` trees at once: one jitted loop of simulations, each
+``select`` (every tree walks down from its root), ``expand`` (the new leaves of all trees
+stepped, valued and added in one batch) and ``backward`` (each tree's values summed up its
+path).
+
+A decision node picks a child by its :class:`~jaxgames.search.mcts.policies.SelectionRule`
+from the mover's component of the children's mean values (maxⁿ-style with more than two
+players). A chance node's children are its outcomes, and ``chance`` says how they are
+weighed:
+
+* ``"expectation"``: outcomes are visited in proportion to their probabilities (the one
+  furthest behind its share next), and a chance node's value is the exact expectation
+  over its visited outcomes, ``sum p_i Q_i / sum p_i``; what it passes up keeps every
+  ancestor's sum equal to visits times that expectation.
+* ``"sample"``: an outcome is drawn by its probability and values are plain averages (an
+  unbiased estimate of the expectation).
+
+With ``solver`` (two-player zero-sum games), each node carries bounds on its exact value:
+a finished game's utility, a decision node's best (or worst) of its children's, a chance
+node's expectation of them. Proven children (equal bounds) and children that can no longer
+change their parent's value are never selected again; a proven root stops simulating and
+its move is one that keeps the proven value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.game import CHANCE, Game, GameError
+from jaxgames.kernels import batch_size, stack
+from jaxgames.search.mcts import tree as trees
+from jaxgames.search.mcts.policies import UCT, LeafEvaluator, Rollouts, SelectionRule
+from jaxgames.search.mcts.tree import NO_NODE, Tree
+
+CHANCE_MODES = ("expectation", "sample")
+EDGES_PER_NODE = 64
+"""Edges kept per node by default (a node whose list does not fit stays a leaf)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class MCTSConfig:
+    """What one compiled search is (hashable: it keys the compiled program; the number of
+    simulations is not part of it, so budgets under one node budget share a program)."""
+
+    nodes: int
+    edges: int
+    selection: SelectionRule
+    evaluator: LeafEvaluator
+    chance: str
+    solver: bool
+    dirichlet: tuple[float, float] | None  # (alpha, fraction) mixed into the root priors
+
+
+class MCTSResult(NamedTuple):
+    """What ``B`` searches found; ``W`` is the widest list a node can have.
+
+    ``action`` is the move chosen by :func:`choose_actions` defaults (most visits; a move
+    keeping the proven value where the root is proven)."""
+
+    action: np.ndarray  # int32[B]: the chosen move (-1 at a finished game)
+    value: np.ndarray  # float32[B, P]: the root's mean value (its exact value if proven)
+    moves: np.ndarray  # int32[B, W]: the root's moves (or outcomes), then -1
+    visits: np.ndarray  # int32[B, W]: simulations through each
+    q: np.ndarray  # float32[B, W]: each move's mean value for the root's mover
+    prior: np.ndarray  # float32[B, W]
+    proven: np.ndarray  # bool[B]: the root's exact value is known
+    lower: np.ndarray  # float32[B]: bounds on the root's exact value for player 0
+    upper: np.ndarray  # float32[B]
+    tree: Tree  # the trees ([B] leading), for inspection
+    stats: dict[str, Any]
+
+
+def _pick(game: Game, config: MCTSConfig, tree: Tree, node: jax.Array, key: jax.Array):
+    """``(slot, ok)``: the slot of ``node``'s list a simulation goes through, and whether
+    it has one (``False`` at a finished game or a node without a list)."""
+    e = trees.edges_of(game, tree, node)
+    mover = tree.player[node]
+    choice = e.valid
+    if config.solver:
+        open_ = e.lower < e.upper
+        improves = jnp.where(mover == 0, e.upper > tree.lower[node], e.lower < tree.upper[node])
+        keep = e.valid & open_ & jnp.where(mover == CHANCE, True, improves)
+        choice = jnp.where(jnp.any(keep), keep, e.valid)
+    noise = jax.random.uniform(key, e.valid.shape) * 1e-6  # ties broken at random
+    visits = tree.visits[node]
+    if config.chance == "sample":
+        weights = jnp.where(choice, e.prob, 0.0)
+        cdf = jnp.cumsum(weights)
+        u = jax.random.uniform(jax.random.fold_in(key, 1)) * cdf[-1]
+        at_chance = jnp.minimum(jnp.sum(cdf <= u), e.valid.shape[0] - 1)
+        at_chance = jnp.where(choice[at_chance], at_chance, jnp.argmax(choice))
+    else:  # the outcome furthest behind its share of the visits
+        behind = e.prob * (visits + 1) - e.visits
+        at_chance = jnp.argmax(jnp.where(choice, behind + noise, -jnp.inf))
+    view = jnp.clip(mover, 0, game.num_players - 1)
+    # the rules see values on [0, 1] (UCB1's reward range), whatever the game's scale
+    low, span = game.utility_min, max(game.utility_max - game.utility_min, 1e-9)
+    mean = (tree.value_sum[node, view] / jnp.maximum(visits, 1) - low) / span
+    scores = config.selection(e._replace(mean=(e.mean - low) / span), visits, mean, view)
+    at_decision = jnp.argmax(jnp.where(choice, scores + noise, -jnp.inf))
+    slot = jnp.where(mover == CHANCE, at_chance, at_decision)
+    ok = (tree.first[node] >= 0) & ~tree.terminal[node] & jnp.any(e.valid)
+    return slot, e.index[slot], e.child[slot], ok
+
+
+def _select(game: Game, config: MCTSConfig, tree: Tree, key: jax.Array):
+    """``(node, edge)``: where a simulation leaves the tree: through ``edge`` of ``node``
+    to a child not in the tree yet, or at ``node`` itself (``edge = -1``: a finished game,
+    or a node without a list)."""
+
+    def body(carry):
+        node, _, _, key, depth = carry
+        key, sub = jax.random.split(key)
+        _, edge, child, ok = _pick(game, config, tree, node, sub)
+        deeper = ok & (child >= 0)
+        return jnp.where(deeper, child, node), jnp.where(ok, edge, -1), deeper, key, depth + 1
+
+    limit = tree.parent.shape[0]
+    start = (jnp.int32(0), jnp.int32(-1), jnp.bool_(True), key, jnp.int32(0))
+    node, edge, _, _, _ = jax.lax.while_loop(lambda c: c[2] & (c[4] < limit), body, start)
+    return node, edge
+
+
+def _bounds(game: Game, tree: Tree, node: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``node``'s bounds from its children's (player 0's side)."""
+    e = trees.edges_of(game, tree, node)
+    mover = tree.player[node]
+    lo_max = jnp.max(jnp.where(e.valid, e.lower, -jnp.inf))
+    up_max = jnp.max(jnp.where(e.valid, e.upper, -jnp.inf))
+    lo_min = jnp.min(jnp.where(e.valid, e.lower, jnp.inf))
+    up_min = jnp.min(jnp.where(e.valid, e.upper, jnp.inf))
+    lo_exp = jnp.sum(jnp.where(e.valid, e.prob * e.lower, 0.0))
+    up_exp = jnp.sum(jnp.where(e.valid, e.prob * e.upper, 0.0))
+    lower = jnp.where(mover == CHANCE, lo_exp, jnp.where(mover == 0, lo_max, lo_min))
+    upper = jnp.where(mover == CHANCE, up_exp, jnp.where(mover == 0, up_max, up_min))
+    listed = (tree.first[node] >= 0) & ~tree.terminal[node] & jnp.any(e.valid)
+    return jnp.where(listed, lower, tree.lower[node]), jnp.where(listed, upper, tree.upper[node])
+
+
+def _backward(game: Game, config: MCTSConfig, tree: Tree, leaf, value, active) -> Tree:
+    """Add ``value`` (float32[P]) to every node from ``leaf`` up to the root."""
+
+    def body(carry):
+        tree, node, v = carry
+        n = tree.visits[node]
+        total = tree.value_sum[node] + v
+        if config.chance == "expectation" and game.num_chance_outcomes:
+            e = trees.edges_of(game, tree, node)
+            seen = e.valid & (e.visits > 0)
+            weight = jnp.sum(jnp.where(seen, e.prob, 0.0))
+            expected = jnp.sum(jnp.where(seen[:, None], e.prob[:, None] * e.mean, 0.0), axis=0)
+            exact = (tree.player[node] == CHANCE) & (weight > 0)
+            total = jnp.where(exact, (n + 1) * expected / jnp.maximum(weight, 1e-30), total)
+        passed = total - tree.value_sum[node]  # keeps each ancestor's sum = visits x mean
+        tree = tree._replace(
+            visits=tree.visits.at[node].add(1),
+            value_sum=tree.value_sum.at[node].set(total),
+        )
+        if config.solver:
+            lower, upper = _bounds(game, tree, node)
+            tree = tree._replace(
+                lower=tree.lower.at[node].set(lower), upper=tree.upper.at[node].set(upper)
+            )
+        return tree, tree.parent[node], passed
+
+    start = (tree, jnp.where(active, leaf, NO_NODE), value)
+    tree, _, _ = jax.lax.while_loop(lambda c: c[1] >= 0, body, start)
+    return tree
+
+
+def _step_leaves(game: Game, tree: Tree, node, edge):
+    """The state a simulation ends at (per tree)."""
+    here = jax.tree.map(lambda x: x[node], tree.state)
+    action = tree.action[jnp.maximum(edge, 0)]
+    child = game.step(here, action)
+    return jax.tree.map(lambda c, h: jnp.where(edge >= 0, c, h), child, here)
+
+
+def _leaf_values(game: Game, config: MCTSConfig, states, key):
+    evaluation = config.evaluator(game, states, key)
+    done = jax.vmap(game.terminal)(states)
+    value = jnp.where(done[:, None], jax.vmap(game.utility)(states), evaluation.value)
+    return value, evaluation.logits
+
+
+def _roots(game: Game, config: MCTSConfig, roots, key) -> Tree:
+    """``B`` trees, each holding its root with its list (priors from the evaluator, with
+    Dirichlet noise where asked)."""
+    b = batch_size(roots)
+    _, logits = _leaf_values(game, config, roots, key)
+    if config.dirichlet is not None:
+        alpha, fraction = config.dirichlet
+        prior = jax.nn.softmax(logits, axis=-1)
+        noise = jax.random.dirichlet(
+            jax.random.fold_in(key, 1), jnp.full((game.num_actions,), alpha), (b,)
+        )
+        logits = jnp.log((1 - fraction) * prior + fraction * noise + 1e-30)
+
+    def one(root, logit):
+        empty = trees.empty(game, root, config.nodes, config.edges)
+        tree, _ = trees.add_node(game, empty, root, jnp.int32(-1), jnp.int32(-1), logit)
+        return tree
+
+    return jax.vmap(one)(roots, logits)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _search(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
+    key, root_key = jax.random.split(key)
+    forest = _roots(game, config, roots, root_key)
+    b = batch_size(roots)
+
+    def open_roots(forest: Tree) -> jax.Array:
+        """bool[B]: trees still worth a simulation (not finished, not proven)."""
+        active = ~forest.terminal[:, 0] | (forest.visits[:, 0] == 0)
+        if config.solver:
+            active &= forest.lower[:, 0] < forest.upper[:, 0]
+        return active
+
+    def simulate(carry):
+        forest, key, done = carry
+        key, k_select, k_eval = jax.random.split(key, 3)
+        node, edge = jax.vmap(functools.partial(_select, game, config))(
+            forest, jax.random.split(k_select, b)
+        )
+        leaves = jax.vmap(functools.partial(_step_leaves, game))(forest, node, edge)
+        value, logits = _leaf_values(game, config, leaves, k_eval)
+
+        def expand(tree, leaf, node, edge, logit, active):
+            tree, new = trees.add_node(game, tree, leaf, node, edge, logit, active & (edge >= 0))
+            return tree, jnp.where(new >= 0, new, node)
+
+        active = open_roots(forest)
+        forest, leaf = jax.vmap(expand)(forest, leaves, node, edge, logits, active)
+        forest = jax.vmap(functools.partial(_backward, game, config))(forest, leaf, value, active)
+        return forest, key, done + 1
+
+    def more(carry):
+        forest, _, done = carry
+        return (done < simulations) & jnp.any(open_roots(forest))
+
+    forest, _, _ = jax.lax.while_loop(more, simulate, (forest, key, jnp.int32(0)))
+    return forest
+
+
+def _validate(game: Game, simulations: int, chance: str, solver: bool, nodes, edges) -> None:
+    if simulations < 1:
+        raise GameError(f"mcts: simulations must be >= 1, got {simulations}")
+    if chance not in CHANCE_MODES:
+        raise GameError(f"mcts: chance must be one of {', '.join(CHANCE_MODES)}, got {chance!r}")
+    if solver and not (game.num_players == 2 and game.zero_sum):
+        raise GameError(
+            f"mcts: the solver needs a two-player zero-sum game; {game.name} has "
+            f"{game.num_players} players{'' if game.zero_sum else ' and is not zero-sum'}"
+        )
+    for name, value in (("nodes", nodes), ("edges", edges)):
+        if value is not None and value < 1:
+            raise GameError(f"mcts: {name} must be >= 1, got {value}")
+
+
+def mcts_batch(
+    game: Game,
+    states: Any,
+    simulations: int,
+    key: jax.Array | int = 0,
+    *,
+    selection: SelectionRule | None = None,
+    evaluator: LeafEvaluator | None = None,
+    chance: str = "expectation",
+    solver: bool = False,
+    nodes: int | None = None,
+    edges: int | None = None,
+    dirichlet: tuple[float, float] | None = None,
+) -> MCTSResult:
+    """Monte Carlo tree search from each of ``B`` roots, all trees at once.
+
+    Args:
+        game: any game (chance nodes and any number of players).
+        states: a batch ``[B]`` of roots.
+        simulations: simulations per tree (each adds at most one node).
+        key: a PRNG key or an int seed; a search is deterministic for a key.
+        selection: how decision nodes pick children: :class:`UCT` (default, ``c = sqrt 2``)
+            or :class:`PUCT`.
+        evaluator: how new leaves are valued: :class:`Rollouts` (default, one random
+            playout), :class:`StaticEval`, :class:`ValueFunction`, :class:`PolicyValue`.
+        chance: ``"expectation"`` or ``"sample"`` (the module's docstring says how each
+            weighs outcomes).
+        solver: back up proven values (two-player zero-sum games).
+        nodes: node budget per tree (default ``simulations + 1``).
+        edges: edge budget per tree (default :data:`EDGES_PER_NODE` per node, at most the
+            widest list per node).
+        dirichlet: ``(alpha, fraction)``: Dirichlet noise mixed into the root priors.
+
+    Returns:
+        An :class:`MCTSResult`.
+    """
+    _validate(game, simulations, chance, solver, nodes, edges)
+    started = time.perf_counter()
+    width = trees.list_width(game)
+    n = int(nodes) if nodes is not None else simulations + 1
+    e = int(edges) if edges is not None else n * min(width, EDGES_PER_NODE) + width
+    config = MCTSConfig(
+        nodes=n,
+        edges=e,
+        selection=selection if selection is not None else UCT(),
+        evaluator=evaluator if evaluator is not None else Rollouts(),
+        chance=chance,
+        solver=bool(solver),
+        dirichlet=None if dirichlet is None else (float(dirichlet[0]), float(dirichlet[1])),
+    )
+    key = jax.random.key(key) if isinstance(key, int) else key
+    roots = jax.tree.map(jnp.asarray, states)
+    forest = _search(game, config, roots, key, jnp.int32(simulations))
+    return _result(game, config, jax.block_until_ready(forest), simulations, started)
+
+
+def _result(
+    game: Game, config: MCTSConfig, forest: Tree, simulations: int, started: float
+) -> MCTSResult:
+    root = jnp.zeros((batch_size(forest.parent),), jnp.int32)
+    e = jax.vmap(functools.partial(trees.edges_of, game))(forest, root)
+    mover = np.asarray(forest.player[:, 0])
+    view = np.clip(mover, 0, game.num_players - 1)
+    visits = np.asarray(e.visits)
+    mean = np.asarray(e.mean)  # [B, W, P]
+    q = np.take_along_axis(mean, view[:, None, None], axis=2)[..., 0]
+    valid = np.asarray(e.valid)
+    moves = np.asarray(e.action)
+    lower, upper = np.asarray(forest.lower[:, 0]), np.asarray(forest.upper[:, 0])
+    proven = config.solver & (lower >= upper)
+    root_visits = np.asarray(forest.visits[:, 0])
+    value = np.asarray(forest.value_sum[:, 0]) / np.maximum(root_visits, 1)[:, None]
+    if config.solver and game.num_players == 2:
+        exact = np.stack([lower, -lower], axis=1)
+        value = np.where(proven[:, None], exact, value)
+    # most visits, then the higher mean; a proven root keeps to a move holding its value
+    score = np.where(valid, visits + 1e-3 * np.tanh(q), -np.inf)
+    if config.solver:  # a child whose value is at least the root's (for its mover)
+        child_lo, child_up = np.asarray(e.lower), np.asarray(e.upper)
+        keeps = np.where(
+            (view == 0)[:, None], child_lo >= lower[:, None], child_up <= upper[:, None]
+        )
+        score = np.where(proven[:, None] & valid & keeps, score + 1e9, score)
+    decided = valid.any(axis=1) & (mover != CHANCE)
+    action = np.where(decided, moves[np.arange(len(moves)), np.argmax(score, axis=1)], -1)
+    stats = {
+        "simulations": simulations,
+        "nodes": np.asarray(forest.nodes),
+        "edges": np.asarray(forest.edges),
+        "time_s": time.perf_counter() - started,
+    }
+    return MCTSResult(
+        action=action.astype(np.int32),
+        value=value.astype(np.float32),
+        moves=moves,
+        visits=visits,
+        q=q.astype(np.float32),
+        prior=np.asarray(e.prior),
+        proven=np.asarray(proven),
+        lower=lower,
+        upper=upper,
+        tree=forest,
+        stats=stats,
+    )
+
+
+def mcts(game: Game, state: Any, simulations: int, key: jax.Array | int = 0, **options: Any):
+    """:func:`mcts_batch` of one root; the result's arrays have no batch axis."""
+    result = mcts_batch(game, stack([state]), simulations, key, **options)
+    return MCTSResult(
+        *(x[0] if isinstance(x, np.ndarray) else x for x in result[:-2]),
+        tree=result.tree,
+        stats=result.stats,
+    )
+
+
+__all__ = ["CHANCE_MODES", "MCTSConfig", "MCTSResult", "mcts", "mcts_batch"]
