@@ -97,7 +97,7 @@ class Rollouts:
     max_steps: int | None = None
 
     def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
-        result = playouts(game, states, self.count, key, self.max_steps, compact=False)
+        result = playouts(game, states, self.count, key, self.max_steps)
         return _uniform(game, result.mean_utility)
 
 

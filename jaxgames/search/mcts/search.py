@@ -34,12 +34,14 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import CHANCE, Game, GameError
-from jaxgames.kernels import batch_size, stack
+from jaxgames.kernels import batch_size, local_mesh, shard_batch, stack
+from jaxgames.search.lanes import run_on_devices
 from jaxgames.search.mcts import tree as trees
 from jaxgames.search.mcts.policies import UCT, LeafEvaluator, Rollouts, SelectionRule
 from jaxgames.search.mcts.tree import NO_NODE, Tree
 
 CHANCE_MODES = ("expectation", "sample")
+GOLDEN = 0.6180339887  # the golden ratio's fraction: a low-discrepancy step
 EDGES_PER_NODE = 64
 """Edges kept per node by default (a node whose list does not fit stays a leaf)."""
 
@@ -77,7 +79,7 @@ class MCTSResult(NamedTuple):
     stats: dict[str, Any]
 
 
-def _pick(game: Game, config: MCTSConfig, tree: Tree, node: jax.Array, key: jax.Array):
+def _pick(game: Game, config: MCTSConfig, tree: Tree, node: jax.Array, uniform: jax.Array):
     """``(slot, ok)``: the slot of ``node``'s list a simulation goes through, and whether
     it has one (``False`` at a finished game or a node without a list)."""
     e = trees.edges_of(game, tree, node)
@@ -88,12 +90,15 @@ def _pick(game: Game, config: MCTSConfig, tree: Tree, node: jax.Array, key: jax.
         improves = jnp.where(mover == 0, e.upper > tree.lower[node], e.lower < tree.upper[node])
         keep = e.valid & open_ & jnp.where(mover == CHANCE, True, improves)
         choice = jnp.where(jnp.any(keep), keep, e.valid)
-    noise = jax.random.uniform(key, e.valid.shape) * 1e-6  # ties broken at random
+    # ties broken in a random rotation of a fixed order (uniform[1]); drawing fresh random
+    # numbers at every level of every descent costs more than the rest of the choice
+    slots = jnp.arange(e.valid.shape[0], dtype=jnp.float32)
+    noise = jnp.mod(uniform[1] + slots * GOLDEN, 1.0) * 1e-6
     visits = tree.visits[node]
     if config.chance == "sample":
         weights = jnp.where(choice, e.prob, 0.0)
         cdf = jnp.cumsum(weights)
-        u = jax.random.uniform(jax.random.fold_in(key, 1)) * cdf[-1]
+        u = uniform[0] * cdf[-1]
         at_chance = jnp.minimum(jnp.sum(cdf <= u), e.valid.shape[0] - 1)
         at_chance = jnp.where(choice[at_chance], at_chance, jnp.argmax(choice))
     else:  # the outcome furthest behind its share of the visits
@@ -115,16 +120,19 @@ def _select(game: Game, config: MCTSConfig, tree: Tree, key: jax.Array):
     to a child not in the tree yet, or at ``node`` itself (``edge = -1``: a finished game,
     or a node without a list)."""
 
+    first = jax.random.uniform(key, (2,))
+
     def body(carry):
-        node, _, _, key, depth = carry
-        key, sub = jax.random.split(key)
-        _, edge, child, ok = _pick(game, config, tree, node, sub)
+        node, _, _, depth = carry
+        # one uniform pair per descent, moved along a low-discrepancy sequence per level
+        uniform = jnp.mod(first + depth.astype(jnp.float32) * GOLDEN, 1.0)
+        _, edge, child, ok = _pick(game, config, tree, node, uniform)
         deeper = ok & (child >= 0)
-        return jnp.where(deeper, child, node), jnp.where(ok, edge, -1), deeper, key, depth + 1
+        return jnp.where(deeper, child, node), jnp.where(ok, edge, -1), deeper, depth + 1
 
     limit = tree.parent.shape[0]
-    start = (jnp.int32(0), jnp.int32(-1), jnp.bool_(True), key, jnp.int32(0))
-    node, edge, _, _, _ = jax.lax.while_loop(lambda c: c[2] & (c[4] < limit), body, start)
+    start = (jnp.int32(0), jnp.int32(-1), jnp.bool_(True), jnp.int32(0))
+    node, edge, _, _ = jax.lax.while_loop(lambda c: c[2] & (c[3] < limit), body, start)
     return node, edge
 
 
@@ -144,35 +152,52 @@ def _bounds(game: Game, tree: Tree, node: jax.Array) -> tuple[jax.Array, jax.Arr
     return jnp.where(listed, lower, tree.lower[node]), jnp.where(listed, upper, tree.upper[node])
 
 
-def _backward(game: Game, config: MCTSConfig, tree: Tree, leaf, value, active) -> Tree:
-    """Add ``value`` (float32[P]) to every node from ``leaf`` up to the root."""
+def _update(game: Game, config: MCTSConfig, tree: Tree, node, v):
+    """``(total, passed)``: ``node``'s new value sum once ``v`` (float32[P]) comes up
+    through it, and what it passes to its parent."""
+    total = tree.value_sum[node] + v
+    if config.chance == "expectation" and game.num_chance_outcomes:
+        e = trees.edges_of(game, tree, node)
+        seen = e.valid & (e.visits > 0)
+        weight = jnp.sum(jnp.where(seen, e.prob, 0.0))
+        expected = jnp.sum(jnp.where(seen[:, None], e.prob[:, None] * e.mean, 0.0), axis=0)
+        exact = (tree.player[node] == CHANCE) & (weight > 0)
+        n = tree.visits[node]
+        total = jnp.where(exact, (n + 1) * expected / jnp.maximum(weight, 1e-30), total)
+    return total, total - tree.value_sum[node]  # keeps each ancestor's sum = visits x mean
+
+
+def _backward(game: Game, config: MCTSConfig, forest: Tree, leaf, value, active) -> Tree:
+    """Add ``value`` (float32[B, P]) to every node from ``leaf`` (int32[B]) up to each
+    root, all trees a level at a time. The loop runs over the batch, not inside a vmap: a
+    vmapped loop whose trees stop at different depths would select between the old and
+    the new forest, a copy of every tree at every level."""
+    rows = jnp.arange(leaf.shape[0])
+    beyond = forest.parent.shape[1]  # out of range: a finished tree's writes are dropped
+    update = jax.vmap(functools.partial(_update, game, config))
+    bounds = jax.vmap(functools.partial(_bounds, game))
 
     def body(carry):
-        tree, node, v = carry
-        n = tree.visits[node]
-        total = tree.value_sum[node] + v
-        if config.chance == "expectation" and game.num_chance_outcomes:
-            e = trees.edges_of(game, tree, node)
-            seen = e.valid & (e.visits > 0)
-            weight = jnp.sum(jnp.where(seen, e.prob, 0.0))
-            expected = jnp.sum(jnp.where(seen[:, None], e.prob[:, None] * e.mean, 0.0), axis=0)
-            exact = (tree.player[node] == CHANCE) & (weight > 0)
-            total = jnp.where(exact, (n + 1) * expected / jnp.maximum(weight, 1e-30), total)
-        passed = total - tree.value_sum[node]  # keeps each ancestor's sum = visits x mean
-        tree = tree._replace(
-            visits=tree.visits.at[node].add(1),
-            value_sum=tree.value_sum.at[node].set(total),
+        forest, node, v = carry
+        live = node >= 0
+        safe = jnp.maximum(node, 0)
+        total, passed = update(forest, safe, v)
+        at = jnp.where(live, safe, beyond)
+        forest = forest._replace(
+            visits=forest.visits.at[rows, at].add(1, mode="drop"),
+            value_sum=forest.value_sum.at[rows, at].set(total, mode="drop"),
         )
         if config.solver:
-            lower, upper = _bounds(game, tree, node)
-            tree = tree._replace(
-                lower=tree.lower.at[node].set(lower), upper=tree.upper.at[node].set(upper)
+            lower, upper = bounds(forest, safe)
+            forest = forest._replace(
+                lower=forest.lower.at[rows, at].set(lower, mode="drop"),
+                upper=forest.upper.at[rows, at].set(upper, mode="drop"),
             )
-        return tree, tree.parent[node], passed
+        return forest, jnp.where(live, forest.parent[rows, safe], NO_NODE), passed
 
-    start = (tree, jnp.where(active, leaf, NO_NODE), value)
-    tree, _, _ = jax.lax.while_loop(lambda c: c[1] >= 0, body, start)
-    return tree
+    start = (forest, jnp.where(active, leaf, NO_NODE), value)
+    forest, _, _ = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, start)
+    return forest
 
 
 def _step_leaves(game: Game, tree: Tree, node, edge):
@@ -211,8 +236,7 @@ def _roots(game: Game, config: MCTSConfig, roots, key) -> Tree:
     return jax.vmap(one)(roots, logits)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1))
-def _search(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
+def _grow(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
     key, root_key = jax.random.split(key)
     forest = _roots(game, config, roots, root_key)
     b = batch_size(roots)
@@ -239,7 +263,7 @@ def _search(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
 
         active = open_roots(forest)
         forest, leaf = jax.vmap(expand)(forest, leaves, node, edge, logits, active)
-        forest = jax.vmap(functools.partial(_backward, game, config))(forest, leaf, value, active)
+        forest = _backward(game, config, forest, leaf, value, active)
         return forest, key, done + 1
 
     def more(carry):
@@ -248,6 +272,18 @@ def _search(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
 
     forest, _, _ = jax.lax.while_loop(more, simulate, (forest, key, jnp.int32(0)))
     return forest
+
+
+@dataclasses.dataclass(frozen=True)
+class _Trees:
+    """What one device runs: its share of the roots, each tree grown to the budget (a
+    hashable value, so that equal searches share one compilation)."""
+
+    game: Game
+    config: MCTSConfig
+
+    def __call__(self, roots: Any, keys: jax.Array, simulations: jax.Array) -> Tree:
+        return _grow(self.game, self.config, roots, keys[0], simulations)
 
 
 def _validate(game: Game, simulations: int, chance: str, solver: bool, nodes, edges) -> None:
@@ -317,7 +353,13 @@ def mcts_batch(
     )
     key = jax.random.key(key) if isinstance(key, int) else key
     roots = jax.tree.map(jnp.asarray, states)
-    forest = _search(game, config, roots, key, jnp.int32(simulations))
+    # root parallelism: each local device grows its contiguous share of the trees
+    devices = jax.local_device_count()
+    mesh = local_mesh() if devices > 1 and batch_size(roots) % devices == 0 else None
+    keys = jax.random.split(key, devices if mesh is not None else 1)
+    if mesh is not None:
+        roots, keys = shard_batch((roots, keys), mesh)
+    forest = run_on_devices(_Trees(game, config), mesh, (roots, keys), (jnp.int32(simulations),))
     return _result(game, config, jax.block_until_ready(forest), simulations, started)
 
 
