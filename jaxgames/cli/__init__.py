@@ -7,6 +7,7 @@
     jaxgames solve GAME [POSITION]                   exact value and optimal moves
     jaxgames evaluate GAME [FILE|-] --out FILE       search many positions, one row each
     jaxgames bench [--quick] [--games ...]           kernel throughput per backend, vs peers
+    jaxgames match GAME --agent A --agent B          agents play each other: score and Elo
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Every argument is
 checked before work starts; bad input gets one line on stderr naming what and where, and

@@ -77,7 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solve(command)
     _add_evaluate(command)
     _add_bench(command)
+    add_match(command)
     return parser
+
+
+def add_match(command: Command) -> None:
+    from jaxgames.cli.match import add_match as add
+
+    add(command)
 
 
 def _add_position_verbs(command: Command) -> None:

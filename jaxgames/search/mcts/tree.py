@@ -121,7 +121,8 @@ def add_node(
     ``wanted``. A tree out of nodes adds nothing (the index returned is ``-1``); a tree out
     of edges adds the node without a list (it stays a leaf). Returns the tree and the new
     node's index. Writes that are not made go out of range and are dropped, so the tree is
-    updated in place, never copied."""
+    updated in place, never copied; a list's padding past its ``count`` lands on edges not
+    used yet (or beyond the pool, dropped)."""
     n_max, e_max = tree.parent.shape[0], tree.action.shape[0]
     width = list_width(game)
     room = wanted & (tree.nodes < n_max)
@@ -130,7 +131,7 @@ def add_node(
     count = jnp.sum(moves >= 0, dtype=jnp.int32)
     chance = game.player(state) == CHANCE
     done = game.terminal(state)
-    listed = room & ~done & (count > 0) & (tree.edges + width <= e_max)
+    listed = room & ~done & (count > 0) & (tree.edges + count <= e_max)
     prior = jax.nn.softmax(jnp.where(moves >= 0, logits[jnp.maximum(moves, 0)], -jnp.inf))
     prior = jnp.where(chance, prob, jnp.where(moves >= 0, prior, 0.0))
     start = jnp.where(listed, tree.edges, e_max)
