@@ -73,7 +73,7 @@ def jaxgames_row(name: str, trees: int, simulations: int) -> dict[str, Any]:
 
 
 def run_row(spec: str) -> dict[str, Any]:
-    from jaxgames.bench.mcts_peers import mctx_pgx, openspiel_mcts
+    from jaxgames.bench.mcts_peers import PGX_NAMES, mctx_pgx, openspiel_mcts
 
     name, trees, simulations = spec.split(":")
     trees_n, sims_n = int(trees), int(simulations)
@@ -85,7 +85,12 @@ def run_row(spec: str) -> dict[str, Any]:
         "game": name,
         "jaxgames": ours,
         "openspiel": spiel or "skipped: open_spiel not installed",
-        "mctx_pgx": mctx or "skipped: pgx or mctx not installed, or no pgx environment",
+        "mctx_pgx": mctx
+        or (
+            "skipped: pgx or mctx not installed"
+            if name in PGX_NAMES
+            else "skipped: this benchmark runs mctx on pgx's connect four, othello, tic-tac-toe"
+        ),
         "vs_openspiel": ratio(ours["simulations_per_s"], spiel and spiel["simulations_per_s"]),
         "vs_mctx_pgx": ratio(ours["simulations_per_s"], mctx and mctx["simulations_per_s"]),
     }

@@ -46,6 +46,14 @@ def iter_evaluate(
     return _bulk().iter_evaluate(game, positions, *args, **options)
 
 
+def match(game: Game | str, agents: list[Any], *args: Any, **options: Any) -> Any:
+    """Agents play ``game`` against each other (:func:`jaxgames.arena.match`): a
+    :class:`~jaxgames.arena.MatchResult` with the score, Elo and every game's record."""
+    from jaxgames import arena
+
+    return arena.match(make(game) if isinstance(game, str) else game, agents, *args, **options)
+
+
 __all__ = [
     "CHANCE",
     "Game",
@@ -54,6 +62,7 @@ __all__ = [
     "iter_evaluate",
     "list_games",
     "make",
+    "match",
     "register",
 ]
 __version__ = "0.1.0"

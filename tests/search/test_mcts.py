@@ -180,3 +180,46 @@ def test_the_solver_needs_two_players_zero_sum():
     game = jaxgames.make("tree", name="aima_3player")
     with pytest.raises(GameError, match="two-player zero-sum game; tree has 3 players"):
         mcts(game, game.init(), 4, 0, solver=True)
+
+
+def test_pig_with_chance_nodes_in_both_modes_picks_legal_moves():
+    game = jaxgames.make("pig")
+    state = game.parse("p0=0 p1=0 turn=0 to_move=0")
+    legal = np.flatnonzero(np.asarray(game.legal_mask(state)))
+    for chance in ("expectation", "sample"):
+        result = mcts(game, state, 64, 0, chance=chance)
+        assert result.action in legal and result.visits.sum() == 64
+        assert game.utility_min <= result.value[0] <= game.utility_max
+
+
+def test_the_mctx_adapter_finds_the_winning_move():
+    import jax
+
+    pytest.importorskip("mctx")
+    from jaxgames.search.mcts.mctx_adapter import mctx_policy
+
+    game = jaxgames.make("connect4")
+    threat = game.parse("111111434343")  # column 1 full; three in column 4: 4 wins at once
+    win = game.string_to_action(threat, "4")
+    roots = stack([threat] * 8)
+    run = jax.jit(lambda s, k: mctx_policy(game, s, k, 32))  # Gumbel MuZero
+    out = run(roots, jax.random.key(0))
+    # the improved policy ranks the win first in every tree; the action, drawn with Gumbel
+    # noise over the considered moves, is the win in most
+    assert np.all(np.argmax(np.asarray(out.action_weights), axis=1) == win)
+    assert np.mean(np.asarray(out.action) == win) >= 0.75
+    muzero = jax.jit(lambda s, k: mctx_policy(game, s, k, 32, policy="muzero"))(
+        roots, jax.random.key(0)
+    )
+    weights = np.asarray(muzero.action_weights)  # visit shares: never on a full column
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=1e-5)
+    assert np.all(weights[:, ~np.asarray(game.legal_mask(threat))] == 0)
+
+
+def test_the_mctx_adapter_refuses_chance_and_more_players():
+    from jaxgames.search.mcts.mctx_adapter import mctx_policy
+
+    pytest.importorskip("mctx")
+    game = jaxgames.make("pig")
+    with pytest.raises(GameError, match="deterministic game of one or two players; pig"):
+        mctx_policy(game, stack([game.init()]), None, 4)
