@@ -85,15 +85,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     split_cpu()
     wide_vectors()
-    rows = [run_row(name, args.games, args.records) for name in args.rows]
+    here = os.path.dirname(os.path.abspath(__file__))
     result = {
         "benchmark": "mcts_strength",
         "command": command_line("mcts_strength.py", argv),
         "machine": machine_info(),
-        "rows": rows,
+        "rows": [],
     }
-    here = os.path.dirname(os.path.abspath(__file__))
-    print("wrote", write_json(result, result_path(args.out, here, "mcts_strength")))
+    for name in args.rows:  # written after every row: a long match keeps the ones before
+        result["rows"].append(run_row(name, args.games, args.records))
+        path = write_json(result, result_path(args.out, here, "mcts_strength"))
+    print("wrote", path)
     return 0
 
 
