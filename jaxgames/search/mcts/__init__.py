@@ -3,6 +3,8 @@
 ``mcts_batch(game, states, simulations)`` grows one tree per root in fixed arrays
 (:mod:`~jaxgames.search.mcts.tree`), all trees in lockstep (:mod:`~jaxgames.search.mcts.search`);
 selection rules and leaf evaluators are typed callables (:mod:`~jaxgames.search.mcts.policies`).
+``descend(game, result, actions)`` keeps each tree's subtree below the moves played, and
+``mcts_batch(..., tree=kept)`` goes on from it (tree reuse between moves).
 """
 
 from jaxgames.search.mcts.policies import (
@@ -10,13 +12,16 @@ from jaxgames.search.mcts.policies import (
     UCT,
     Evaluation,
     LeafEvaluator,
+    Outcome,
     PolicyValue,
     Rollouts,
     SelectionRule,
     StaticEval,
+    Utility,
     ValueFunction,
+    WinLoss,
 )
-from jaxgames.search.mcts.search import CHANCE_MODES, MCTSResult, mcts, mcts_batch
+from jaxgames.search.mcts.search import CHANCE_MODES, MCTSResult, descend, mcts, mcts_batch
 from jaxgames.search.mcts.tree import Tree
 
 __all__ = [
@@ -24,6 +29,7 @@ __all__ = [
     "Evaluation",
     "LeafEvaluator",
     "MCTSResult",
+    "Outcome",
     "PUCT",
     "PolicyValue",
     "Rollouts",
@@ -31,7 +37,10 @@ __all__ = [
     "StaticEval",
     "Tree",
     "UCT",
+    "Utility",
     "ValueFunction",
+    "WinLoss",
+    "descend",
     "mcts",
     "mcts_batch",
 ]

@@ -5,7 +5,10 @@ Selection: :class:`UCT` (UCB1 applied to trees, Kocsis and Szepesvári 2006) and
 :class:`PUCT` (with priors, as AlphaZero). Leaf values: :class:`Rollouts` (random playouts
 to the end, the playout kernel), :class:`StaticEval` (the game's EVAL),
 :class:`ValueFunction` and :class:`PolicyValue` (a user's functions of one state, the
-latter AlphaZero-style with prior logits over the action space).
+latter AlphaZero-style with prior logits over the action space). How a finished game
+scores (:class:`Outcome`): :class:`Utility` (the game's utility, default) or :class:`WinLoss`
+(won, drawn or lost only, as OpenSpiel's bots see games whose utility also rewards a quick
+win).
 """
 
 from __future__ import annotations
@@ -70,6 +73,30 @@ class PUCT:
         return q + self.c * edges.prior * explore
 
 
+class Outcome(Protocol):
+    """How a finished game scores in the search: its utility vector float32[P] -> the
+    value float32[P] backed up (at terminal nodes, their solver bounds and rollouts' ends)."""
+
+    def __call__(self, game: Game, utility: jax.Array) -> jax.Array: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Utility:
+    """The game's utility as it is."""
+
+    def __call__(self, game: Game, utility: jax.Array) -> jax.Array:
+        return utility
+
+
+@dataclasses.dataclass(frozen=True)
+class WinLoss:
+    """Won, drawn or lost only (two-player zero-sum games): the sign of the utility at the
+    game's largest win, so a win late counts as much as a win soon."""
+
+    def __call__(self, game: Game, utility: jax.Array) -> jax.Array:
+        return jnp.sign(utility) * game.utility_max
+
+
 class Evaluation(NamedTuple):
     """What a leaf evaluator says of ``B`` states."""
 
@@ -91,14 +118,19 @@ def _uniform(game: Game, value: jax.Array) -> Evaluation:
 class Rollouts:
     """The mean final utility of ``count`` uniformly random playouts from each leaf (chance
     outcomes drawn by their probabilities); ``max_steps`` caps a playout (EVAL scores one
-    cut off), by default the game's length bound."""
+    cut off), by default the game's length bound. ``outcome`` scores each playout's end
+    (unset: the search's own :class:`Outcome`)."""
 
     count: int = 1
     max_steps: int | None = None
+    outcome: Outcome | None = None
 
     def __call__(self, game: Game, states: Any, key: jax.Array) -> Evaluation:
         result = playouts(game, states, self.count, key, self.max_steps)
-        return _uniform(game, result.mean_utility)
+        if self.outcome is None:
+            return _uniform(game, result.mean_utility)
+        scored = jax.vmap(jax.vmap(functools.partial(self.outcome, game)))(result.utilities)
+        return _uniform(game, scored.mean(axis=1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,11 +167,14 @@ class PolicyValue:
 __all__ = [
     "Evaluation",
     "LeafEvaluator",
+    "Outcome",
     "PUCT",
     "PolicyValue",
     "Rollouts",
     "SelectionRule",
     "StaticEval",
     "UCT",
+    "Utility",
     "ValueFunction",
+    "WinLoss",
 ]

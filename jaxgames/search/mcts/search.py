@@ -20,6 +20,11 @@ a finished game's utility, a decision node's best (or worst) of its children's, 
 node's expectation of them. Proven children (equal bounds) and children that can no longer
 change their parent's value are never selected again; a proven root stops simulating and
 its move is one that keeps the proven value.
+
+Tree reuse: :func:`descend` keeps the subtree below the move played (and below the
+opponent's reply, a chance outcome, ...), and ``mcts_batch(..., tree=kept)`` goes on
+simulating from it, so that what the last search learned about the new position (visits,
+values, proofs) counts in the next one.
 """
 
 from __future__ import annotations
@@ -37,7 +42,14 @@ from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels import batch_size, local_mesh, shard_batch, stack
 from jaxgames.search.lanes import run_on_devices
 from jaxgames.search.mcts import tree as trees
-from jaxgames.search.mcts.policies import UCT, LeafEvaluator, Rollouts, SelectionRule
+from jaxgames.search.mcts.policies import (
+    UCT,
+    LeafEvaluator,
+    Outcome,
+    Rollouts,
+    SelectionRule,
+    Utility,
+)
 from jaxgames.search.mcts.tree import NO_NODE, Tree
 
 CHANCE_MODES = ("expectation", "sample")
@@ -58,6 +70,7 @@ class MCTSConfig:
     chance: str
     solver: bool
     dirichlet: tuple[float, float] | None  # (alpha, fraction) mixed into the root priors
+    outcome: Outcome  # how a finished game scores
 
 
 class MCTSResult(NamedTuple):
@@ -75,7 +88,7 @@ class MCTSResult(NamedTuple):
     proven: np.ndarray  # bool[B]: the root's exact value is known
     lower: np.ndarray  # float32[B]: bounds on the root's exact value for player 0
     upper: np.ndarray  # float32[B]
-    tree: Tree  # the trees ([B] leading), for inspection
+    tree: Tree  # the trees ([B] leading): to inspect, or to keep with :func:`descend`
     stats: dict[str, Any]
 
 
@@ -211,13 +224,15 @@ def _step_leaves(game: Game, tree: Tree, node, edge):
 def _leaf_values(game: Game, config: MCTSConfig, states, key):
     evaluation = config.evaluator(game, states, key)
     done = jax.vmap(game.terminal)(states)
-    value = jnp.where(done[:, None], jax.vmap(game.utility)(states), evaluation.value)
+    scored = jax.vmap(lambda s: config.outcome(game, game.utility(s)))(states)
+    value = jnp.where(done[:, None], scored, evaluation.value)
     return value, evaluation.logits
 
 
-def _roots(game: Game, config: MCTSConfig, roots, key) -> Tree:
+def _roots(game: Game, config: MCTSConfig, roots, key, kept: Tree | None) -> Tree:
     """``B`` trees, each holding its root with its list (priors from the evaluator, with
-    Dirichlet noise where asked)."""
+    Dirichlet noise where asked): new ones, or the ``kept`` trees, where a kept tree that
+    is empty gets its root and a kept root gets fresh noise on its priors."""
     b = batch_size(roots)
     _, logits = _leaf_values(game, config, roots, key)
     if config.dirichlet is not None:
@@ -230,15 +245,44 @@ def _roots(game: Game, config: MCTSConfig, roots, key) -> Tree:
 
     def one(root, logit):
         empty = trees.empty(game, root, config.nodes, config.edges)
-        tree, _ = trees.add_node(game, empty, root, jnp.int32(-1), jnp.int32(-1), logit)
+        tree, _ = trees.add_node(
+            game, empty, root, jnp.int32(-1), jnp.int32(-1), logit, outcome=config.outcome
+        )
         return tree
 
-    return jax.vmap(one)(roots, logits)
+    if kept is None:
+        return jax.vmap(one)(roots, logits)
+
+    def again(tree, root, logit, key):
+        new = tree.nodes == 0
+        tree, _ = trees.add_node(
+            game, tree, root, jnp.int32(-1), jnp.int32(-1), logit, new, config.outcome
+        )
+        if config.dirichlet is not None:  # the kept root's priors came without noise
+            tree = _noisy_root(game, config, tree, key, ~new)
+        return tree
+
+    keys = jax.random.split(jax.random.fold_in(key, 2), b)
+    return jax.vmap(again)(kept, roots, logits, keys)
 
 
-def _grow(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
+def _noisy_root(game: Game, config: MCTSConfig, tree: Tree, key, wanted) -> Tree:
+    """``tree`` with Dirichlet noise mixed into its root's move priors, where ``wanted``.
+    The noise is drawn over every list slot and renormalised over the moves: a Dirichlet
+    restricted to some of its components and renormalised is the Dirichlet of those."""
+    alpha, fraction = config.dirichlet
+    e = trees.edges_of(game, tree, jnp.int32(0))
+    noise = jnp.where(e.valid, jax.random.dirichlet(key, jnp.full(e.valid.shape, alpha)), 0.0)
+    noise = noise / jnp.maximum(jnp.sum(noise), 1e-30)
+    prior = (1 - fraction) * e.prior + fraction * noise
+    decision = tree.player[0] != CHANCE  # a chance root's priors are its probabilities
+    at = jnp.where(e.valid & wanted & decision, e.index, tree.prior.shape[0])
+    return tree._replace(prior=tree.prior.at[at].set(prior, mode="drop"))
+
+
+def _grow(game: Game, config: MCTSConfig, roots, key, simulations, kept=None) -> Tree:
     key, root_key = jax.random.split(key)
-    forest = _roots(game, config, roots, root_key)
+    forest = _roots(game, config, roots, root_key, kept)
     b = batch_size(roots)
 
     def open_roots(forest: Tree) -> jax.Array:
@@ -258,7 +302,9 @@ def _grow(game: Game, config: MCTSConfig, roots, key, simulations) -> Tree:
         value, logits = _leaf_values(game, config, leaves, k_eval)
 
         def expand(tree, leaf, node, edge, logit, active):
-            tree, new = trees.add_node(game, tree, leaf, node, edge, logit, active & (edge >= 0))
+            tree, new = trees.add_node(
+                game, tree, leaf, node, edge, logit, active & (edge >= 0), config.outcome
+            )
             return tree, jnp.where(new >= 0, new, node)
 
         active = open_roots(forest)
@@ -282,8 +328,10 @@ class _Trees:
     game: Game
     config: MCTSConfig
 
-    def __call__(self, roots: Any, keys: jax.Array, simulations: jax.Array) -> Tree:
-        return _grow(self.game, self.config, roots, keys[0], simulations)
+    def __call__(self, roots: Any, keys: jax.Array, *rest: Any) -> Tree:
+        """``rest``: ``(simulations,)``, or ``(kept trees, simulations)`` to go on from."""
+        *kept, simulations = rest
+        return _grow(self.game, self.config, roots, keys[0], simulations, *kept)
 
 
 def _validate(game: Game, simulations: int, chance: str, solver: bool, nodes, edges) -> None:
@@ -314,13 +362,16 @@ def mcts_batch(
     nodes: int | None = None,
     edges: int | None = None,
     dirichlet: tuple[float, float] | None = None,
+    tree: Tree | None = None,
+    outcome: Outcome | None = None,
 ) -> MCTSResult:
     """Monte Carlo tree search from each of ``B`` roots, all trees at once.
 
     Args:
         game: any game (chance nodes and any number of players).
         states: a batch ``[B]`` of roots.
-        simulations: simulations per tree (each adds at most one node).
+        simulations: simulations per tree (each adds at most one node); with ``tree``,
+            the simulations added to the kept ones.
         key: a PRNG key or an int seed; a search is deterministic for a key.
         selection: how decision nodes pick children: :class:`UCT` (default, ``c = sqrt 2``)
             or :class:`PUCT`.
@@ -329,42 +380,93 @@ def mcts_batch(
         chance: ``"expectation"`` or ``"sample"`` (the module's docstring says how each
             weighs outcomes).
         solver: back up proven values (two-player zero-sum games).
-        nodes: node budget per tree (default ``simulations + 1``).
+        nodes: node budget per tree (default ``simulations + 1``; with ``tree``, its own).
         edges: edge budget per tree (default :data:`EDGES_PER_NODE` per node, at most the
-            widest list per node).
-        dirichlet: ``(alpha, fraction)``: Dirichlet noise mixed into the root priors.
+            widest list per node; with ``tree``, its own).
+        dirichlet: ``(alpha, fraction)``: Dirichlet noise mixed into the root priors (a
+            kept root's too).
+        tree: trees to go on from (``[B]`` leading), typically :func:`descend` of the last
+            result's: each must be rooted at its state in ``states``, with this search's
+            node and edge budgets. Its visits, values and bounds count as if simulated
+            here; a tree left empty (the move was never expanded) starts afresh.
+        outcome: how a finished game scores, at terminal nodes (their solver bounds too)
+            and at the ends of :class:`Rollouts` whose own ``outcome`` is unset:
+            :class:`Utility` (default) or :class:`WinLoss` (won, drawn or lost only; with
+            the solver, it proves the win/draw/loss rather than the exact utility).
 
     Returns:
         An :class:`MCTSResult`.
     """
     _validate(game, simulations, chance, solver, nodes, edges)
     started = time.perf_counter()
+    roots = jax.tree.map(jnp.asarray, states)
+    if tree is not None:
+        nodes, edges = _check_kept(game, roots, tree, nodes, edges)
     width = trees.list_width(game)
     n = int(nodes) if nodes is not None else simulations + 1
     e = int(edges) if edges is not None else n * min(width, EDGES_PER_NODE) + width
+    outcome = outcome if outcome is not None else Utility()
+    evaluator = evaluator if evaluator is not None else Rollouts()
+    if isinstance(evaluator, Rollouts) and evaluator.outcome is None:
+        evaluator = dataclasses.replace(evaluator, outcome=outcome)
     config = MCTSConfig(
         nodes=n,
         edges=e,
         selection=selection if selection is not None else UCT(),
-        evaluator=evaluator if evaluator is not None else Rollouts(),
+        evaluator=evaluator,
         chance=chance,
         solver=bool(solver),
         dirichlet=None if dirichlet is None else (float(dirichlet[0]), float(dirichlet[1])),
+        outcome=outcome,
     )
     key = jax.random.key(key) if isinstance(key, int) else key
-    roots = jax.tree.map(jnp.asarray, states)
     # root parallelism: each local device grows its contiguous share of the trees
     devices = jax.local_device_count()
     mesh = local_mesh() if devices > 1 and batch_size(roots) % devices == 0 else None
     keys = jax.random.split(key, devices if mesh is not None else 1)
+    sharded = (roots, keys) if tree is None else (roots, keys, tree)
     if mesh is not None:
-        roots, keys = shard_batch((roots, keys), mesh)
-    forest = run_on_devices(_Trees(game, config), mesh, (roots, keys), (jnp.int32(simulations),))
-    return _result(game, config, jax.block_until_ready(forest), simulations, started)
+        sharded = shard_batch(sharded, mesh)
+    forest = run_on_devices(_Trees(game, config), mesh, sharded, (jnp.int32(simulations),))
+    kept = np.zeros(batch_size(roots), np.int32) if tree is None else np.asarray(tree.visits[:, 0])
+    return _result(game, config, jax.block_until_ready(forest), simulations, started, kept)
+
+
+def _check_kept(game: Game, roots: Any, tree: Tree, nodes, edges) -> tuple[int, int]:
+    """The node and edge budgets of the kept trees ``tree``, checked against the search's
+    (one-line GameErrors: a tree of another search, batch, game or position)."""
+    b = batch_size(roots)
+    shape = tuple(tree.parent.shape)
+    if len(shape) != 2 or shape[0] != b:
+        raise GameError(f"mcts: tree must hold one tree per root, [{b}, nodes], got {shape}")
+    n, e = shape[1], int(tree.action.shape[-1])
+    for name, asked, has in (("nodes", nodes, n), ("edges", edges, e)):
+        if asked is not None and int(asked) != has:
+            raise GameError(f"mcts: the tree has {name}={has}, the search asks for {asked}")
+    if jax.tree.structure(tree.state) != jax.tree.structure(roots) or any(
+        t.shape[2:] != r.shape[1:] or t.dtype != r.dtype
+        for t, r in zip(jax.tree.leaves(tree.state), jax.tree.leaves(roots), strict=True)
+    ):
+        raise GameError(f"mcts: the tree's states are not {game.name} states like the roots")
+    for t, r in zip(jax.tree.leaves(tree.state), jax.tree.leaves(roots), strict=True):
+        t, r = np.asarray(t[:, 0]), np.asarray(r)
+        close = np.isclose(t, r) if np.issubdtype(r.dtype, np.floating) else t == r
+        wrong = np.flatnonzero(~close.reshape(b, -1).all(axis=1))
+        if wrong.size:
+            raise GameError(
+                f"mcts: tree {wrong[0]} is rooted elsewhere than its state "
+                "(descend it by the moves played)"
+            )
+    return n, e
 
 
 def _result(
-    game: Game, config: MCTSConfig, forest: Tree, simulations: int, started: float
+    game: Game,
+    config: MCTSConfig,
+    forest: Tree,
+    simulations: int,
+    started: float,
+    kept: np.ndarray,
 ) -> MCTSResult:
     root = jnp.zeros((batch_size(forest.parent),), jnp.int32)
     e = jax.vmap(functools.partial(trees.edges_of, game))(forest, root)
@@ -394,6 +496,7 @@ def _result(
     action = np.where(decided, moves[np.arange(len(moves)), np.argmax(score, axis=1)], -1)
     stats = {
         "simulations": simulations,
+        "kept_visits": kept,  # int32[B]: the root's visits kept from an earlier search
         "nodes": np.asarray(forest.nodes),
         "edges": np.asarray(forest.edges),
         "time_s": time.perf_counter() - started,
@@ -414,7 +517,8 @@ def _result(
 
 
 def mcts(game: Game, state: Any, simulations: int, key: jax.Array | int = 0, **options: Any):
-    """:func:`mcts_batch` of one root; the result's arrays have no batch axis."""
+    """:func:`mcts_batch` of one root; the result's arrays have no batch axis (its tree,
+    and a ``tree`` to go on from, keep theirs: ``[1]``)."""
     result = mcts_batch(game, stack([state]), simulations, key, **options)
     return MCTSResult(
         *(x[0] if isinstance(x, np.ndarray) else x for x in result[:-2]),
@@ -423,4 +527,34 @@ def mcts(game: Game, state: Any, simulations: int, key: jax.Array | int = 0, **o
     )
 
 
-__all__ = ["CHANCE_MODES", "MCTSConfig", "MCTSResult", "mcts", "mcts_batch"]
+@functools.partial(jax.jit, static_argnums=0)
+def _descend_all(game: Game, forest: Tree, actions: jax.Array) -> Tree:
+    return jax.vmap(functools.partial(trees.descend, game))(forest, actions)
+
+
+def descend(game: Game, searched: Tree | MCTSResult, actions: Any) -> Tree:
+    """Tree reuse: each tree kept from its root's child by ``actions[b]`` on, to pass as
+    ``mcts_batch(..., tree=)`` from the position that move leads to, so that the next
+    search starts with what this one learned there instead of from nothing.
+
+    Args:
+        game: the game searched.
+        searched: the trees (``[B]`` leading), or the result holding them.
+        actions: int[B]: the move played at each root (at a chance root, the outcome); a
+            negative entry leaves that tree as it is. Call again for each move after it
+            (the opponent's, chance's).
+
+    Returns:
+        The trees, each rooted at the child (its subtree's visits, values and bounds kept,
+        the rest dropped and its room freed), or empty at the stepped state where the
+        child was never expanded (see :func:`jaxgames.search.mcts.tree.descend`).
+    """
+    forest = searched.tree if isinstance(searched, MCTSResult) else searched
+    b = forest.parent.shape[0]
+    actions = np.asarray(actions)
+    if actions.shape != (b,) or not np.issubdtype(actions.dtype, np.integer):
+        raise GameError(f"mcts: descend needs one int action per tree, [{b}], got {actions.shape}")
+    return _descend_all(game, forest, jnp.asarray(actions, jnp.int32))
+
+
+__all__ = ["CHANCE_MODES", "MCTSConfig", "MCTSResult", "descend", "mcts", "mcts_batch"]

@@ -15,10 +15,14 @@ plain UCT, with more it is maxⁿ-style UCT. ``lower`` and ``upper`` bound the n
 value for player 0 (score-bounded MCTS, Cazenave and Saffidine 2010; with win/loss only it
 is the MCTS-Solver of Winands, Björnsson and Saito 2008): equal bounds mean the node is
 proven.
+
+:func:`descend` keeps the subtree below one of the root's children, renumbered into the
+same arrays, for the next search to go on from (tree reuse between moves).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -115,11 +119,13 @@ def add_node(
     edge: jax.Array,
     logits: jax.Array,
     wanted: jax.Array | bool = True,
+    outcome: Callable[[Game, jax.Array], jax.Array] | None = None,
 ) -> tuple[Tree, jax.Array]:
     """Add ``state`` below ``edge`` of ``parent`` (``-1``: the root) with its list, the
     moves' priors read from ``logits`` (float32[A], or zeros for uniform priors), where
     ``wanted``. A tree out of nodes adds nothing (the index returned is ``-1``); a tree out
-    of edges adds the node without a list (it stays a leaf). Returns the tree and the new
+    of edges adds the node without a list (it stays a leaf). ``outcome`` scores a finished
+    game for its solver bounds (default: its utility). Returns the tree and the new
     node's index. Writes that are not made go out of range and are dropped, so the tree is
     updated in place, never copied; a list's padding past its ``count`` lands on edges not
     used yet (or beyond the pool, dropped)."""
@@ -143,7 +149,8 @@ def add_node(
     def put_edges(column, value):
         return column.at[span].set(value, mode="drop")
 
-    utility = game.utility(state)[0] if game.num_players else jnp.float32(0)
+    scored = game.utility(state) if outcome is None else outcome(game, game.utility(state))
+    utility = scored[0] if game.num_players else jnp.float32(0)
     tree = tree._replace(
         state=jax.tree.map(put, tree.state, state),
         parent=put(tree.parent, parent),
@@ -209,9 +216,104 @@ def edges_of(game: Game, tree: Tree, node: jax.Array) -> Edges:
     )
 
 
+def descend(game: Game, tree: Tree, action: jax.Array) -> Tree:
+    """The tree from the root's child by ``action`` (int32: a move, or at a chance root an
+    outcome) on, so that the next search from that position starts with what this one
+    learned: the child becomes the root, its whole subtree is kept with its visits, values
+    and bounds (exact facts about those nodes, so a solver's proofs stay valid), and the
+    rest is dropped, its room freed. A child never created, one without a list (the edge
+    pool ran out when it was added: as a root it would stay a leaf), or an action not in
+    the root's list gives an empty tree (:func:`empty`) at the stepped state; a negative
+    action leaves the tree as it is (a finished game, a tree not moved).
+
+    Nodes are created after their parents, so a parent's index is below its children's,
+    and a node's list is created with it, so lists lie in the edge pool in node order: the
+    kept nodes and edges, renumbered in order by a running count, keep both orders."""
+    n_max, e_max = tree.parent.shape[0], tree.action.shape[0]
+    root = edges_of(game, tree, jnp.int32(0))
+    match = root.valid & (root.action == action)
+    child = jnp.where(jnp.any(match), root.child[jnp.argmax(match)], NO_NODE)
+    at = jnp.maximum(child, 0)
+    kept = (child >= 0) & ((tree.first[at] >= 0) | tree.terminal[at])
+
+    # the child's subtree: the nodes with the child among their ancestors, found by pointer
+    # doubling (after k rounds a node has looked 2^k levels up), log N gathers of [N]
+    nodes = jnp.arange(n_max, dtype=jnp.int32)
+    used = nodes < tree.nodes
+    up = jnp.where(used & (tree.parent >= 0), tree.parent, nodes)  # the root points to itself
+
+    def double(_, carry):
+        inside, up = carry
+        return inside | inside[up], up[up]
+
+    rounds = max(1, (n_max - 1).bit_length())
+    inside, _ = jax.lax.fori_loop(0, rounds, double, (nodes == child, up))
+    inside &= used & kept
+    rank = jnp.cumsum(inside, dtype=jnp.int32) - 1  # a kept node's new index (the child: 0)
+    (src,) = jnp.nonzero(inside, size=n_max, fill_value=0)  # new node j is old node src[j]
+    live = nodes < jnp.sum(inside, dtype=jnp.int32)
+
+    # each edge's owner: the last node whose list starts at or before it (lists in node order)
+    slots = jnp.arange(e_max, dtype=jnp.int32)
+    listed = used & (tree.first >= 0)
+    starts = jnp.where(listed, tree.first, e_max)
+    owner = jax.lax.cummax(jnp.zeros((e_max,), jnp.int32).at[starts].max(nodes, mode="drop"))
+    keep_edge = (slots < tree.edges) & inside[owner]  # a kept node keeps its whole list
+    edge_rank = jnp.cumsum(keep_edge, dtype=jnp.int32) - 1
+    (edge_src,) = jnp.nonzero(keep_edge, size=e_max, fill_value=0)
+    edge_live = slots < jnp.sum(keep_edge, dtype=jnp.int32)
+
+    stepped = game.step(jax.tree.map(lambda x: x[0], tree.state), jnp.maximum(action, 0))
+    start = jax.tree.map(lambda c, s: jnp.where(kept, c[at], s), tree.state, stepped)
+    blank = empty(game, start, n_max, e_max)  # what unused slots hold
+
+    def node_field(column, fill):
+        mask = live.reshape(live.shape + (1,) * (column.ndim - 1))
+        return jnp.where(mask, column[src], fill)
+
+    def edge_field(column, fill):
+        return jnp.where(edge_live, column[edge_src], fill)
+
+    def renumber(index, ranks):  # an old node (edge) index -> its new one, -1 stays -1
+        return jnp.where(index >= 0, ranks[jnp.maximum(index, 0)], -1)
+
+    below = live & (nodes > 0)  # every kept node but the new root has its parent kept
+    old_child = tree.child[edge_src]
+    out = Tree(
+        state=jax.tree.map(node_field, tree.state, blank.state),
+        parent=jnp.where(below, renumber(tree.parent[src], rank), NO_NODE),
+        edge_in=jnp.where(below, renumber(tree.edge_in[src], edge_rank), -1),
+        player=node_field(tree.player, blank.player),
+        terminal=node_field(tree.terminal, blank.terminal),
+        visits=node_field(tree.visits, blank.visits),
+        value_sum=node_field(tree.value_sum, blank.value_sum),
+        first=jnp.where(live, renumber(tree.first[src], edge_rank), -1),
+        count=node_field(tree.count, blank.count),
+        lower=node_field(tree.lower, blank.lower),
+        upper=node_field(tree.upper, blank.upper),
+        action=edge_field(tree.action, blank.action),
+        prior=edge_field(tree.prior, blank.prior),
+        prob=edge_field(tree.prob, blank.prob),
+        child=jnp.where(edge_live, renumber(old_child, rank), NO_NODE),
+        nodes=jnp.sum(inside, dtype=jnp.int32),
+        edges=jnp.sum(keep_edge, dtype=jnp.int32),
+    )
+    return jax.tree.map(lambda old, new: jnp.where(action < 0, old, new), tree, out)
+
+
 def proven(tree: Tree, node: jax.Array) -> jax.Array:
     """bool: the node's exact value is known."""
     return tree.lower[node] >= tree.upper[node]
 
 
-__all__ = ["Edges", "NO_NODE", "Tree", "add_node", "branches", "edges_of", "empty", "list_width"]
+__all__ = [
+    "Edges",
+    "NO_NODE",
+    "Tree",
+    "add_node",
+    "branches",
+    "descend",
+    "edges_of",
+    "empty",
+    "list_width",
+]
