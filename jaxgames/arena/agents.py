@@ -2,7 +2,9 @@
 
 An agent is written as ``KIND[:key=value,...]`` (``mcts:simulations=800``,
 ``alphabeta:depth=6``, ``random``); :func:`parse_agent` reads it. Every agent moves in a
-whole batch of positions at once, so the arena plays its games in lockstep.
+whole batch of positions at once, so the arena plays its games in lockstep. An agent that
+replays the games in another engine (OpenSpiel's bots) is a :class:`ReplayAgent`: it is
+given each game's actions from the start instead of converting states.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import jax
 import numpy as np
@@ -26,6 +28,20 @@ class Agent(Protocol):
 
     def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
         """int32[N]: a move in each of the ``N`` states."""
+        ...
+
+
+class ReplayAgent(Protocol):
+    """Moves in a batch of games given as their actions from the start (chance outcomes
+    and opening included), for engines that hold their own states."""
+
+    spec: str
+    replays: ClassVar[bool]  # True: the arena passes ``histories``
+
+    def __call__(
+        self, game: Game, states: Any, seed: int, histories: list[list[int]]
+    ) -> np.ndarray:
+        """int32[N]: a move in each of the ``N`` games."""
         ...
 
 
@@ -47,25 +63,33 @@ class RandomAgent:
 
 @dataclasses.dataclass(frozen=True)
 class MCTSAgent:
-    """``mcts_batch`` with UCT and random rollouts; the move with the most visits."""
+    """``mcts_batch`` with UCT; leaves valued by ``rollouts`` random playouts (``leaf=
+    rollouts``) or by the game's EVAL (``leaf=eval``); finished games scored by their
+    utility or as won, drawn or lost (``outcome=winloss``); the move with the most visits."""
 
     spec: str
     simulations: int = 800
     c: float = 1.0
     rollouts: int = 1
+    leaf: str = "rollouts"
+    chance: str = "expectation"
+    outcome: str = "utility"
     solver: bool = False
 
     def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
-        from jaxgames.search.mcts import UCT, Rollouts, mcts_batch
+        from jaxgames.search.mcts import UCT, Rollouts, StaticEval, Utility, WinLoss, mcts_batch
 
+        evaluator = Rollouts(self.rollouts) if self.leaf == "rollouts" else StaticEval()
         result = mcts_batch(
             game,
             states,
             self.simulations,
             seed,
             selection=UCT(self.c),
-            evaluator=Rollouts(self.rollouts),
+            evaluator=evaluator,
+            chance=self.chance,
             solver=self.solver,
+            outcome=WinLoss() if self.outcome == "winloss" else Utility(),
         )
         return result.action
 
@@ -83,18 +107,96 @@ class AlphaBetaAgent:
         return np.asarray(alphabeta_batch(game, states, self.depth).best_action)
 
 
-KINDS: dict[str, tuple[Callable[..., Agent], dict[str, type]]] = {
+@dataclasses.dataclass(frozen=True)
+class ExpectiminimaxAgent:
+    """``expectiminimax_batch`` to a fixed depth (chance plies count) with its defaults."""
+
+    spec: str
+    depth: int = 2
+
+    def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
+        from jaxgames.search import expectiminimax_batch
+
+        return np.asarray(expectiminimax_batch(game, states, self.depth).best_action)
+
+
+OPENSPIEL_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe"}
+"""Games whose action numbers are OpenSpiel's (checked move by move in the games' tests)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class OpenSpielMCTSAgent:
+    """OpenSpiel's C++ ``MCTSBot`` with random rollouts, one game at a time (one thread).
+
+    ``c`` is on this library's scale: UCT here adds ``c`` times the exploration term to
+    values in [0, 1], OpenSpiel to returns in [-1, 1], so the bot gets ``uct_c = 2 c`` and
+    the two explore alike."""
+
+    spec: str
+    simulations: int = 800
+    c: float = 1.0
+    rollouts: int = 1
+    replays: ClassVar[bool] = True
+
+    def __call__(
+        self, game: Game, states: Any, seed: int, histories: list[list[int]]
+    ) -> np.ndarray:
+        try:
+            import pyspiel
+        except ImportError:
+            missing = "OpenSpiel is not installed (pip install open_spiel)"
+            raise GameError(f"agent {self.spec!r}: {missing}") from None
+        if game.spec not in OPENSPIEL_GAMES:
+            known = ", ".join(OPENSPIEL_GAMES)
+            raise GameError(
+                f"agent {self.spec!r}: no OpenSpiel twin of {game.spec}; known: {known}"
+            )
+        spiel_game = pyspiel.load_game(OPENSPIEL_GAMES[game.spec])
+        bot = pyspiel.MCTSBot(
+            spiel_game,
+            pyspiel.RandomRolloutEvaluator(self.rollouts, seed),
+            2.0 * self.c,
+            self.simulations,
+            1000,  # MB of tree memory
+            False,  # solve: plain MCTS, as the rollouts-only bot is benchmarked
+            seed,
+            False,  # verbose
+        )
+        chosen = []
+        for history in histories:
+            state = spiel_game.new_initial_state()
+            for action in history:
+                state.apply_action(action)
+            chosen.append(bot.step(state))
+        return np.asarray(chosen, np.int32)
+
+
+KINDS: dict[str, tuple[Callable[..., Agent | ReplayAgent], dict[str, Any]]] = {
     "random": (RandomAgent, {}),
     "mcts": (
         MCTSAgent,
-        {"simulations": int, "c": float, "rollouts": int, "solver": bool},
+        {
+            "simulations": int,
+            "c": float,
+            "rollouts": int,
+            "leaf": ("rollouts", "eval"),
+            "chance": ("expectation", "sample"),
+            "outcome": ("utility", "winloss"),
+            "solver": bool,
+        },
     ),
     "alphabeta": (AlphaBetaAgent, {"depth": int}),
+    "expectiminimax": (ExpectiminimaxAgent, {"depth": int}),
+    "openspiel": (OpenSpielMCTSAgent, {"simulations": int, "c": float, "rollouts": int}),
 }
-"""Agent kinds: the constructor and the options it takes (with their types)."""
+"""Agent kinds: the constructor and the options it takes (their types, or their choices)."""
 
 
-def _value(text: str, kind: type, where: str) -> Any:
+def _value(text: str, kind: Any, where: str) -> Any:
+    if isinstance(kind, tuple):
+        if text not in kind:
+            raise GameError(f"{where}: expected one of {', '.join(kind)}, got {text!r}")
+        return text
     if kind is bool:
         if text.lower() in ("1", "true", "yes", "on"):
             return True
@@ -107,7 +209,7 @@ def _value(text: str, kind: type, where: str) -> Any:
         raise GameError(f"{where}: expected {kind.__name__}, got {text!r}") from None
 
 
-def parse_agent(spec: str) -> Agent:
+def parse_agent(spec: str) -> Agent | ReplayAgent:
     """``KIND[:key=value,...]`` -> an agent; a bad spec is a one-line :class:`GameError`."""
     kind, _, rest = spec.strip().partition(":")
     if kind not in KINDS:
@@ -126,4 +228,15 @@ def parse_agent(spec: str) -> Agent:
     return make(spec=spec.strip(), **values)
 
 
-__all__ = ["Agent", "AlphaBetaAgent", "KINDS", "MCTSAgent", "RandomAgent", "parse_agent"]
+__all__ = [
+    "Agent",
+    "AlphaBetaAgent",
+    "ExpectiminimaxAgent",
+    "KINDS",
+    "MCTSAgent",
+    "OPENSPIEL_GAMES",
+    "OpenSpielMCTSAgent",
+    "RandomAgent",
+    "ReplayAgent",
+    "parse_agent",
+]

@@ -14,13 +14,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import time
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.arena.agents import Agent, _random_moves, parse_agent
+from jaxgames.arena.agents import Agent, ReplayAgent, _random_moves, parse_agent
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels import repeat, take, to_numpy
 
@@ -54,6 +55,22 @@ class MatchResult:
     elo: float  # the Elo difference the score implies (first agent minus the rest)
     elo_low: float  # its 95 % interval
     elo_high: float
+    seconds: list[float] = dataclasses.field(default_factory=list)  # each agent's thinking
+    decisions: list[int] = dataclasses.field(default_factory=list)  # moves each agent chose
+    # of those, the calls that compiled: an agent's first call at each batch size
+    first_seconds: list[float] = dataclasses.field(default_factory=list)
+    first_decisions: list[int] = dataclasses.field(default_factory=list)
+
+    def seconds_per_move(self) -> list[float]:
+        """Each agent's thinking time per move it chose: its batched calls' wall time over
+        the moves they answered (the cost of a move played in lockstep), leaving out the
+        calls that compiled a program (an engine's start-up, not its time per move)."""
+        return [
+            (t - t0) / max(n - n0, 1)
+            for t, n, t0, n0 in zip(
+                self.seconds, self.decisions, self.first_seconds, self.first_decisions, strict=True
+            )
+        ]
 
     def summary(self) -> str:
         n = self.wins + self.draws + self.losses
@@ -93,6 +110,15 @@ def _bucket(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
 
 
+SMALLEST_SHARE = 8
+"""A batch is padded to a power of two, and not below 1/8 of the first ply's: as games end,
+the agents search fewer padded positions, yet at most four batch sizes compile."""
+
+
+def _padded(moving: int, games: int, players: int) -> int:
+    return max(_bucket(moving), _bucket(games // players) // SMALLEST_SHARE, 1)
+
+
 @functools.partial(jax.jit, static_argnums=0)
 def _info(game: Game, states: Any) -> tuple[jax.Array, jax.Array]:
     return jax.vmap(game.player)(states), jax.vmap(game.terminal)(states)
@@ -116,10 +142,14 @@ def _names(game: Game, states: Any, actions: np.ndarray, rows: np.ndarray) -> li
     ]
 
 
-def _openings(game: Game, groups: int, plies: int, seed: int) -> tuple[Any, list[list[str]]]:
-    """``groups`` openings of ``plies`` random plies from the start, and their notation."""
+def _openings(
+    game: Game, groups: int, plies: int, seed: int
+) -> tuple[Any, list[list[str]], list[list[int]]]:
+    """``groups`` openings of ``plies`` random plies from the start: the states, the plies
+    in the game's notation and as actions."""
     states = repeat(jax.tree.map(lambda x: jnp.asarray(x)[None], game.init()), groups)
     played: list[list[str]] = [[] for _ in range(groups)]
+    actions_played: list[list[int]] = [[] for _ in range(groups)]
     for ply in range(plies):
         _, done = _info(game, states)
         done = np.asarray(done)
@@ -127,13 +157,14 @@ def _openings(game: Game, groups: int, plies: int, seed: int) -> tuple[Any, list
         live = np.flatnonzero(~done)
         for g, name in zip(live, _names(game, states, actions, live), strict=True):
             played[g].append(name)
+            actions_played[g].append(int(actions[g]))
         states = _advance(game, states, jnp.asarray(actions), jnp.asarray(~done))
-    return states, played
+    return states, played, actions_played
 
 
 def match(
     game: Game,
-    agents: list[Agent | str],
+    agents: list[Agent | ReplayAgent | str],
     games: int = 2,
     seed: int = 0,
     openings: int = 0,
@@ -157,10 +188,16 @@ def match(
     if openings < 0:
         raise GameError(f"match: openings must be >= 0, got {openings}")
     groups = games // n
-    start, opening_moves = _openings(game, groups, openings, seed)
+    start, opening_moves, opening_actions = _openings(game, groups, openings, seed)
     states = repeat(start, n)  # game g plays group g // n's opening
     seat_agent = np.array([[(s + g) % n for s in range(n)] for g in range(games)])  # [G, P]
     moves: list[list[str]] = [[] for _ in range(games)]
+    histories = [list(opening_actions[g // n]) for g in range(games)]  # actions from the start
+    seconds = [0.0] * len(seated)
+    decisions = [0] * len(seated)
+    first_seconds = [0.0] * len(seated)
+    first_decisions = [0] * len(seated)
+    compiled: set[tuple[int, int]] = set()  # (agent, batch size) called before
     for ply in range(max(game.max_game_length, 1)):
         mover, done = (np.asarray(x) for x in _info(game, states))
         if done.all():
@@ -174,15 +211,29 @@ def match(
             rows = np.flatnonzero(
                 ~done & (mover >= 0) & (seat_agent[np.arange(games), np.maximum(mover, 0)] == index)
             )
-            if rows.size:
-                # one batch size for most plies: half the games move at each (two players)
-                size = max(_bucket(rows.size), _bucket(games // n))
+            if not rows.size:
+                continue
+            started = time.perf_counter()
+            if getattr(agent, "replays", False):  # its own engine: no padding, no compiling
+                batch = take(states, jnp.asarray(rows))
+                chosen = agent(game, batch, seed + 31 * ply + index, [histories[g] for g in rows])
+                size = 0
+            else:  # few batch sizes: a share of the games move at each ply
+                size = _padded(rows.size, games, n)
                 padded = np.resize(rows, size)
                 chosen = agent(game, take(states, jnp.asarray(padded)), seed + 31 * ply + index)
-                actions[rows] = np.asarray(chosen)[: rows.size]
+            actions[rows] = np.asarray(chosen)[: rows.size]
+            elapsed = time.perf_counter() - started
+            seconds[index] += elapsed
+            decisions[index] += int(rows.size)
+            if size and (index, size) not in compiled:
+                compiled.add((index, size))
+                first_seconds[index] += elapsed
+                first_decisions[index] += int(rows.size)
         live = np.flatnonzero(~done)
         for g, name in zip(live, _names(game, states, actions, live), strict=True):
             moves[g].append(name)
+            histories[g].append(int(actions[g]))
         states = _advance(game, states, jnp.asarray(actions), jnp.asarray(~done))
     utility = np.asarray(jax.vmap(game.utility)(states))  # [G, P]
     records = [
@@ -194,7 +245,14 @@ def match(
         )
         for g in range(games)
     ]
-    return _scored([a.spec for a in seated], records, utility, seat_agent)
+    result = _scored([a.spec for a in seated], records, utility, seat_agent)
+    return dataclasses.replace(
+        result,
+        seconds=seconds,
+        decisions=decisions,
+        first_seconds=first_seconds,
+        first_decisions=first_decisions,
+    )
 
 
 def _scored(specs: list[str], records, utility: np.ndarray, seat_agent: np.ndarray):

@@ -74,8 +74,9 @@ def test_elo_against_hand_computation():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("minimax", "unknown kind 'minimax'; known: random, mcts, alphabeta"),
-        ("mcts:sims=3", "unknown option 'sims=3'; mcts takes: simulations, c, rollouts, solver"),
+        ("minimax", "unknown kind 'minimax'; known: random, mcts, alphabeta, expectiminimax"),
+        ("mcts:sims=3", "unknown option 'sims=3'; mcts takes: simulations, c, rollouts, leaf"),
+        ("mcts:leaf=net", "leaf: expected one of rollouts, eval, got 'net'"),
         ("mcts:simulations=zero", "simulations: expected int, got 'zero'"),
         ("alphabeta:depth=0", "depth must be >= 1, got 0"),
         ("mcts:solver=maybe", "solver: expected true or false, got 'maybe'"),
@@ -84,6 +85,28 @@ def test_elo_against_hand_computation():
 def test_bad_agents_are_one_line_errors(spec, message):
     with pytest.raises(GameError, match=message):
         parse_agent(spec)
+
+
+def test_openspiel_bot_plays_from_the_replayed_game_and_is_timed_per_move():
+    pytest.importorskip("pyspiel")
+    game = jaxgames.make("tictactoe")
+    # the bot replays each game's actions (opening included) in OpenSpiel: its records must
+    # replay here to the same results, and it never loses to random play at tic-tac-toe
+    result = match(game, ["openspiel:simulations=300", "random"], games=8, seed=2, openings=1)
+    for record in result.records:
+        assert replay(game, record) == record.utility
+    assert result.losses == 0 and result.wins >= 4
+    assert result.decisions[0] + result.decisions[1] == sum(len(r.moves) for r in result.records)
+    assert all(t > 0 for t in result.seconds_per_move())
+    with pytest.raises(GameError, match="no OpenSpiel twin of pig"):
+        match(jaxgames.make("pig"), ["openspiel", "random"], games=2)
+
+
+def test_expectiminimax_agent_plays_a_chance_game():
+    game = jaxgames.make("pig:goal=12")
+    result = match(game, ["expectiminimax:depth=2", "random"], games=4, seed=0)
+    for record in result.records:
+        assert replay(game, record) == record.utility
 
 
 def test_games_must_seat_every_agent_equally():
