@@ -32,6 +32,7 @@ from jaxgames import kernels, search
 from jaxgames.games.tree import AIMA_FIG_5_2, MATEY_NEGAMAX_4PLY
 from jaxgames.search import AlphaBetaOptions, minimax_batch
 from jaxgames.search.alphabeta import DEFAULTS, TUNING, defaults_for
+from jaxgames.search.alphabeta.options import from_keywords, resolve
 
 pytestmark = pytest.mark.slow  # compiles many searches: outside the fast subset
 
@@ -389,14 +390,20 @@ def test_ordering_defaults_come_from_the_tuning_table_and_yield_to_the_caller():
     assert defaults_for(tree) == DEFAULTS
     tuned = defaults_for(connect4)
     assert tuned == {**DEFAULTS, **TUNING["connect4"]} and tuned["tt_min_depth"] == 8
-    roots = kernels.stack([connect4.init()])
+
+    def ran(depth, **keywords):  # what a search with these options runs, without compiling one
+        return resolve(connect4, depth, from_keywords(None, keywords)).summary
+
     for depth, table in ((2, False), (8, True)):  # the tuned rule: the table from depth 8
-        ran = search.alphabeta_batch(connect4, roots, depth).stats["ordering"]
-        assert ran["tt"] is table
-        assert ran["hint"] and ran["last_ply"] and not (ran["killers"] or ran["history"])
-    given = search.alphabeta_batch(connect4, roots, 2, killers=True, lanes=64).stats
-    assert given["ordering"]["killers"] is True and given["ordering"]["lanes"] == 64
-    assert search.alphabeta_batch(connect4, roots, 2, hint=False).stats["ordering"]["hint"] is False
+        assert ran(depth)["tt"] is table
+        assert ran(depth)["hint"] and ran(depth)["last_ply"]
+        assert not (ran(depth)["killers"] or ran(depth)["history"])
+    given = ran(2, killers=True, lanes=64)
+    assert given["killers"] is True and given["lanes"] == 64
+    assert ran(2, hint=False)["hint"] is False
+    # and a search reports the options it resolved
+    roots = kernels.stack([connect4.init()])
+    assert search.alphabeta_batch(connect4, roots, 2).stats["ordering"] == ran(2)
     with pytest.raises(jaxgames.GameError, match="unknown option 'killer'"):
         search.alphabeta_batch(connect4, roots, 2, killer=False)
     with pytest.raises(jaxgames.GameError, match="lanes must be >= 1, got 0"):
