@@ -12,7 +12,11 @@ among the cores. OpenSpiel: ``MCTSBot`` with ``RandomRolloutEvaluator(1)``, one 
 same simulations per search, ``step`` repeated for two seconds; its ``uct_c`` is twice ours
 (it adds its term to returns in [-1, 1], ours to values scaled to [0, 1]). mctx:
 ``muzero_policy`` on pgx's environment with one random rollout per leaf, the same trees
-and simulations (games pgx has). Simulations per second are compared.
+and simulations (games pgx has). mctx through this library's adapter
+(:func:`jaxgames.search.mcts.mctx_policy`) on the same jaxgames game, trees, simulations and
+leaf evaluator (one random rollout, uniform priors), ``muzero_policy`` and
+``gumbel_muzero_policy``, on one device (connect four and othello rows): the two engines at
+equal budget. Simulations per second are compared.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ def jaxgames_row(name: str, trees: int, simulations: int) -> dict[str, Any]:
 
 
 def run_row(spec: str) -> dict[str, Any]:
-    from jaxgames.bench.mcts_peers import PGX_NAMES, mctx_pgx, openspiel_mcts
+    from jaxgames.bench.mcts_peers import PGX_NAMES, mctx_adapter, mctx_pgx, openspiel_mcts
 
     name, trees, simulations = spec.split(":")
     trees_n, sims_n = int(trees), int(simulations)
@@ -91,6 +95,10 @@ def run_row(spec: str) -> dict[str, Any]:
             if name in PGX_NAMES
             else "skipped: this benchmark runs mctx on pgx's connect four, othello, tic-tac-toe"
         ),
+        "mctx_adapter": {
+            policy: mctx_adapter(name, trees_n, sims_n, policy) or "skipped: mctx not installed"
+            for policy in (("muzero", "gumbel_muzero") if name in PGX_NAMES else ())
+        },
         "vs_openspiel": ratio(ours["simulations_per_s"], spiel and spiel["simulations_per_s"]),
         "vs_mctx_pgx": ratio(ours["simulations_per_s"], mctx and mctx["simulations_per_s"]),
     }
@@ -101,6 +109,10 @@ def run_row(spec: str) -> dict[str, Any]:
     if mctx:
         line += f" | mctx+pgx {mctx['simulations_per_s']:>9,.0f} ({row['vs_mctx_pgx']:.1f}x)"
         line += f" (compile {mctx['compile_s']:.1f}s)"
+    for policy, adapter in row["mctx_adapter"].items():
+        if isinstance(adapter, dict):
+            line += f" | adapter {policy} {adapter['simulations_per_s']:>9,.0f}"
+            line += f" (compile {adapter['compile_s']:.1f}s)"
     print(line, flush=True)
     return row
 
