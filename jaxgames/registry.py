@@ -23,6 +23,7 @@ _REGISTRY: dict[str, str] = {
     "chinese_checkers": "jaxgames.games.chinese_checkers:ChineseCheckers",
     "chess": "jaxgames.games.chess:Chess",
     "othello": "jaxgames.games.othello:Othello",
+    "go": "jaxgames.games.go:Go",
 }
 
 _CACHE: dict[tuple, Game] = {}
