@@ -62,6 +62,27 @@ def test_visits_concentrate_on_the_minimax_move_as_simulations_grow(name):
     assert visit_share(many, best).mean() > visit_share(few, best).mean() + 0.05
 
 
+def test_visits_concentrate_on_the_minimax_move_of_random_trees_as_simulations_grow():
+    trees = forest.random_trees(48, seed=5, depths=(2, 3))
+    packed = forest.pack(trees)
+    root_values = [
+        [forest.minimax(c, maximizing=False) if isinstance(c, list) else c for c in t]
+        for t in trees
+    ]
+    # trees whose best root move is clear: the runner-up at least 3 points (of 18) below it
+    clear = [i for i, v in enumerate(root_values) if len(v) > 1 and np.diff(sorted(v))[-1] >= 3]
+    assert len(clear) >= 12
+    best = np.array([int(np.argmax(v)) for v in root_values])
+    few = mcts_batch(packed.game, packed.roots, 12, 0, nodes=NODES)
+    many = mcts_batch(packed.game, packed.roots, 2000, 0, nodes=NODES)
+    shares = {
+        name: np.array([visit_share(r, best[i])[i] for i in clear]) for name, r in
+        (("few", few), ("many", many))
+    }
+    assert np.all(np.asarray(many.action)[clear] == best[clear])
+    assert shares["many"].mean() > shares["few"].mean() + 0.1
+
+
 def test_the_solver_proves_random_trees_with_their_minimax_values_and_moves():
     trees = forest.random_trees(48, seed=11, depths=(2, 3, 4))
     packed = forest.pack(trees)
