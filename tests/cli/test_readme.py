@@ -89,3 +89,19 @@ def test_a_readme_command_runs(capsys, workdir, command):
     status = main(argv)
     _, err = capsys.readouterr()
     assert status == 0, err
+
+
+def test_the_capability_table_lists_the_games_that_have_each_capability():
+    import jaxgames.capabilities as capabilities
+    from jaxgames.registry import list_games, make
+
+    rows = re.findall(r"^\| `(\w+)` \| [^|]+ \| ([^|]+) \|$", TEXT, re.MULTILINE)
+    assert len(rows) >= 10
+    games = {name: make(name) for name in list_games()}
+    for capability, listed in rows:
+        protocol = getattr(capabilities, capability)
+        having = {name for name, game in games.items() if isinstance(game, protocol)}
+        # a game listed with a parameter ("othello with `score=discs`") has it when so made
+        named = {entry.split()[0] for entry in listed.split(", ")}
+        plain = {entry for entry in listed.split(", ") if " " not in entry}
+        assert plain <= having <= named, (capability, sorted(having), listed)
