@@ -78,11 +78,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_evaluate(command)
     _add_bench(command)
     add_match(command)
+    add_gtp(command)
     return parser
 
 
 def add_match(command: Command) -> None:
     from jaxgames.cli.match import add_match as add
+
+    add(command)
+
+
+def add_gtp(command: Command) -> None:
+    from jaxgames.cli.gtp import add_gtp as add
 
     add(command)
 
