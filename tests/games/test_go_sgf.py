@@ -5,6 +5,9 @@ the same states as the move list."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import jax
 import numpy as np
 import pytest
@@ -207,3 +210,49 @@ def test_bad_records(text, words):
     with pytest.raises(GameError) as err:
         read_sgf(text)
     assert words in str(err.value)
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
+def test_gnu_go_reads_our_records_and_we_read_its(rules, tmp_path):
+    """An independent SGF reader and writer: GNU Go loads our record of a random game (its
+    stones listed), and its ``printsgf`` of the same game, played to it move by move (the
+    position as setup stones and the side to move), reads back to our final position."""
+    step, legal, score = rules
+    rng = np.random.default_rng(7)
+    state, actions = GO5.init(), []
+    while len(actions) < 60:
+        mask = np.asarray(legal(state))
+        if not mask.any():
+            break
+        weights = mask * np.where(np.arange(mask.size) == GO5.pass_action, 0.02, 1.0)
+        action = int(rng.choice(mask.size, p=weights / weights.sum()))
+        state, actions = step(state, action), [*actions, action]
+    record = tmp_path / "ours.sgf"
+    record.write_text(write_sgf(5, 0.5, actions, result_string(float(score(state)))))
+    names = [GO5.action_to_string(None, a) for a in actions]
+    script = [f"loadsgf {record}", "list_stones black", "list_stones white", "clear_board"]
+    script += [f"play {'bw'[i % 2]} {name}" for i, name in enumerate(names)]
+    script += ["printsgf", "quit"]
+    proc = subprocess.run(
+        [GNUGO, "--mode", "gtp", "--boardsize", "5", "--komi", "0.5"],
+        input="\n".join(script) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    answers = [a.strip() for a in proc.stdout.split("\n\n") if a.strip()]
+    assert len(answers) == len(script) and all(a.startswith("=") for a in answers), answers
+    ours = board_of(GO5, state)
+    assert set(answers[1][1:].split()) == {v for v, c in ours.items() if c == BLACK}
+    assert set(answers[2][1:].split()) == {v for v, c in ours.items() if c == WHITE}
+    captured = {GO5.action_to_string(None, a) for a in actions if a < 25} - set(ours)
+    assert captured  # the game has captures
+    printed = answers[-2][1:]
+    assert "AB[" in printed and "AW[" in printed
+    game, states, moves = read_sgf(printed)
+    assert game.size == 5 and moves == [] and len(states) == 1  # (its KM is its own komi)
+    assert board_of(GO5, states[0]) == ours
+    assert int(states[0].player) == int(state.player)
