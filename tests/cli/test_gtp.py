@@ -193,3 +193,19 @@ def test_the_command_in_a_subprocess():
     assert answers[4] == ("= B+24.5" if move == "pass" else "= W+0.5")
     assert answers[5:] == ["= ", ""]
     assert "warm-up" in proc.stderr
+
+
+def test_boardsize_komi_and_a_tie_without_warm_up():
+    """Another game's size and komi (random moves, no warm-up: nothing big compiles)."""
+    lines = []
+    small = GtpEngine("go:size=5,komi=0.5", "random", warm=False, log=lines.append)
+    assert small.handle("boardsize 7") == "= \n\n" and small.game.size == 7
+    assert small.handle("showboard").count("\n") == 7 + 2 + 2
+    assert talk(small, "komi 0", "final_score") == ["= \n\n", "= 0\n\n"]  # nobody's area
+    assert small.game.spec == "go:komi=0,size=7,superko=False"
+    assert talk(small, "komi 1000", "komi abc") == ["? unacceptable komi\n\n", "? syntax error\n\n"]
+    # the game goes on after two passes (the controller decides when it is over), and the
+    # engine still answers genmove: the search sees one pass, so it may end its game
+    assert talk(small, "play b pass", "play w pass", "play b C3") == ["= \n\n"] * 3
+    assert re.fullmatch(r"= ([A-HJ][1-7]|pass)\n\n", small.handle("genmove w"))
+    assert len(small.moves) == 4 and any("move 4" in line for line in lines)
