@@ -5,8 +5,8 @@ answers one command line at a time (:meth:`GtpEngine.handle`); ``jaxgames gtp`` 
 stdin. ``genmove`` asks the agent (``mcts:simulations=2000``, ``random``, ...) for a move
 in the current position, a batch of one. The agent's search is compiled before the first
 ``genmove`` is answered: at start-up, and again after a ``boardsize`` or ``komi`` that
-changes the game (each board size and komi is its own compiled program), a warm-up search
-on the empty board runs once.
+changes the game (each board size and komi is its own compiled program), the agent is run
+once on a finished game of the same shapes (compiled, its search ends at once).
 
 The engine plays by the game's rules (simple ko, or positional superko with
 ``superko=true``; suicide illegal; Tromp-Taylor area scoring for ``final_score``), with
@@ -118,7 +118,11 @@ class GtpEngine:
         """An empty board of ``game`` (compiled first, when warm-ups are on)."""
         if self.warm and game not in self._warmed:
             started = time.perf_counter()
-            self.agent(game, stack([game.init()]), self.seed)
+            # a finished game (two passes): the same shapes, so the same compiled program,
+            # and the search ends at once
+            finished = HostGo(game.size, game.superko)
+            finished.passes = 2
+            self.agent(game, stack([game._host_state(finished)]), self.seed)
             self._warmed.add(game)
             if self.log:
                 seconds = time.perf_counter() - started
