@@ -6,7 +6,8 @@ stdin. ``genmove`` asks the agent (``mcts:simulations=2000``, ``random``, ...) f
 in the current position, a batch of one. The agent's search is compiled before the first
 ``genmove`` is answered: at start-up, and again after a ``boardsize`` or ``komi`` that
 changes the game (each board size and komi is its own compiled program), the agent is run
-once on a finished game of the same shapes (compiled, its search ends at once).
+once: MCTS on a finished game of the same shapes (compiled, its search ends at once), other
+agents on the empty board.
 
 The engine plays by the game's rules (simple ko, or positional superko with
 ``superko=true``; suicide illegal; Tromp-Taylor area scoring for ``final_score``), with
@@ -26,7 +27,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from jaxgames.arena.agents import parse_agent
+from jaxgames.arena.agents import MCTSAgent, parse_agent
 from jaxgames.game import GameError
 from jaxgames.games.go.notation import COLUMNS, HostGo, vertex_name
 from jaxgames.games.go.rules import MAX_SIZE, MIN_SIZE, Go
@@ -118,11 +119,7 @@ class GtpEngine:
         """An empty board of ``game`` (compiled first, when warm-ups are on)."""
         if self.warm and game not in self._warmed:
             started = time.perf_counter()
-            # a finished game (two passes): the same shapes, so the same compiled program,
-            # and the search ends at once
-            finished = HostGo(game.size, game.superko)
-            finished.passes = 2
-            self.agent(game, stack([game._host_state(finished)]), self.seed)
+            self.agent(game, stack([self._warm_up_state(game)]), self.seed)
             self._warmed.add(game)
             if self.log:
                 seconds = time.perf_counter() - started
@@ -130,6 +127,16 @@ class GtpEngine:
         self.game = game
         self.positions: list[HostGo] = [HostGo(game.size, game.superko)]
         self.moves: list[tuple[int, int]] = []  # (colour, action) played since the start
+
+    def _warm_up_state(self, game: Go) -> Any:
+        """What the warm-up searches: for MCTS, a finished game (two passes): the same
+        shapes, so the same compiled program, and its search ends at once; for the other
+        agents the empty board (alpha-beta, for one, decides on the host what a finished
+        root needs and would compile nothing)."""
+        host = HostGo(game.size, game.superko)
+        if isinstance(self.agent, MCTSAgent):
+            host.passes = 2
+        return game._host_state(host)
 
     @property
     def position(self) -> HostGo:

@@ -13,11 +13,12 @@ final_score (Tromp-Taylor area less komi: B+3.5, W+0.5 or 0), showboard, loadsgf
 and time_settings/time_left (accepted; the agent's budget is its simulations).
 
 The agent's search is compiled before the engine reads its first command: at start-up it is
-run once on a finished game of the same board (a warm-up that compiles the search, which
-then ends at once), and again after a boardsize or komi that changes the game (each board
-size and komi is a program of its own; the compiled programs are kept in the compilation
-cache, so the next start is quicker). The first genmove is then no slower than the others.
-Progress and the time of each move go to stderr (--quiet: nothing).
+run once (a warm-up: MCTS on a finished game of the same board, which compiles the search
+and ends at once; other agents on the empty board), and again after a boardsize or komi that
+changes the game (each board size and komi is a program of its own; the compiled programs
+are kept in the compilation cache, so the next start is quicker). The first genmove is then
+no slower than the others. Progress and the time of each move go to stderr (--quiet:
+nothing).
 """
 
 

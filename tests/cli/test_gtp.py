@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 
+import jax
 import pytest
 
 from jaxgames.arena.gtp import COMMANDS, GtpEngine
@@ -129,8 +130,19 @@ def test_showboard_shape(engine):
 
 
 def test_genmove_plays_a_legal_vertex(engine):
+    """The module's first genmove: nothing left to trace or compile after the warm-up."""
     engine.handle("clear_board")
-    answer = engine.handle("genmove b")
+    events = []
+
+    def listen(event, duration, **kwargs):
+        events.append(event)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        answer = engine.handle("genmove b")
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert not [e for e in events if e.startswith("/jax/core/compile/")], events
     assert re.fullmatch(r"= [A-HJ][1-9]\n\n", answer), answer
     assert at(engine, answer[2:-2]) == BLACK
     answer = engine.handle("5 genmove white")
