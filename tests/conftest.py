@@ -5,13 +5,21 @@ import pathlib
 import sys
 import tempfile
 
-import jax
-import pytest
+# The tests check values, not speed, and most of their time is XLA compiling programs that run
+# for milliseconds: LLVM's optimisation level 0 compiles about 30 % faster on the CPU backend
+# (one test file: 212 s -> 148 s of CPU). Set before JAX starts its backend; subprocess tests
+# inherit it. A run that sets its own level keeps it.
+_LEVEL = "--xla_backend_optimization_level"
+if _LEVEL not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_LEVEL}=0".strip()
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
 
 # Hypothesis examples must stay few: each new array shape is a new XLA compilation.
-from hypothesis import settings
+from hypothesis import settings  # noqa: E402
 
-from jaxgames.compilation import use_persistent_cache
+from jaxgames.compilation import use_persistent_cache  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 

@@ -59,7 +59,7 @@ def test_every_pruning_equals_brute_force_expectation(regular):
     rng = np.random.default_rng(7 if regular else 8)
     trees = [
         random_tree(rng, int(rng.integers(2, 6)), regular=regular, zero_prob=0.15)
-        for _ in range(40)
+        for _ in range(24)
     ]
     game, roots = forest(trees)
     want = np.array([brute(tree) for tree in trees])
