@@ -22,6 +22,10 @@ NOT_RUN = {
     'python -c "import jax; print(jax.devices())"': "only says which devices JAX sees",
     "jaxgames rollout connect4 --playouts 100000": "the GPU section: a GPU's rollout",
     "jaxgames bench": "the whole suite takes 22 minutes; `bench --quick` runs here",
+    "jaxgames bench --quick --games tictactoe": (
+        "tests/cli/test_bench.py runs `bench --quick` on tic-tac-toe and pig and checks its "
+        "JSON and plots"
+    ),
     "export ": "the two-process example: tests/kernels/test_sharding.py runs it",
     "JAX_PROCESS_ID=": "the two-process example: tests/kernels/test_sharding.py runs it",
     "wait && cat": "the two-process example: tests/kernels/test_sharding.py runs it",
