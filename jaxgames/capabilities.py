@@ -172,6 +172,17 @@ class FixedMoveNames(Protocol):
     # ``action_to_string`` writes it in every position
 
 
+@runtime_checkable
+class PlaceMoves(Protocol):
+    """Moves that are places: an action id is the same move whenever it is played (a point
+    in Go, a square in tic-tac-toe or Othello, a column in connect four), so what a move
+    did in one line of play says something of it in another: the all-moves-as-first
+    statistics of RAVE (:class:`jaxgames.search.mcts.RAVE`). Not chess or backgammon, whose
+    action ids name different moves in different positions."""
+
+    moves_are_places: bool  # True: a marker, defined only by the games where it holds
+
+
 ALL: tuple[type, ...] = (
     Hashing,
     MoveOrdering,
@@ -187,6 +198,7 @@ ALL: tuple[type, ...] = (
     Scoring,
     SolutionSummary,
     FixedMoveNames,
+    PlaceMoves,
 )
 
 

@@ -26,6 +26,8 @@ class PlayoutResult(NamedTuple):
     utilities: jax.Array  # float32[N, M, P]: each playout's final utility
     lengths: jax.Array  # int32[N, M]: each playout's number of steps
     truncated: jax.Array  # bool[N, M]: stopped by ``max_steps`` before a terminal state
+    played: jax.Array | None = None  # bool[N, M, P, A]: player p played action a in the
+    # playout (``record_moves`` only; None otherwise)
 
 
 def sample_actions(weights: jax.Array, uniform: jax.Array) -> jax.Array:
@@ -133,7 +135,7 @@ def compaction_pays(max_steps: int, lanes: int) -> bool:
     return max_steps >= 20 and lanes >= 512
 
 
-@functools.partial(jax.jit, static_argnums=(0, 2, 4, 5))
+@functools.partial(jax.jit, static_argnums=(0, 2, 4, 5, 6))
 def _playouts(
     game: Game,
     states: Any,
@@ -141,17 +143,23 @@ def _playouts(
     key: jax.Array,
     max_steps: int,
     compact: bool = True,
+    record_moves: bool = False,
 ):
     lanes = repeat(states, num_playouts)  # [L = N * M]
     total = batch_size(lanes)
     terminal_of = jax.vmap(game.terminal)
     values_of = jax.vmap(functools.partial(leaf_values, game))
+    shape = (game.num_players, game.num_actions)
 
     def body(carry):
-        lanes, done, length, t, key = carry
+        lanes, done, length, t, key, moved = carry
         key, sub = jax.random.split(key)
         uniform = jax.random.uniform(sub, (done.shape[0],))  # [S]
         action = random_actions(game, lanes, uniform)
+        if record_moves:  # who played what; chance outcomes and finished lanes write nowhere
+            mover = jax.vmap(game.player)(lanes)
+            row = jnp.where(done | (mover < 0), moved.shape[0], jnp.arange(done.shape[0]))
+            moved = moved.at[row, jnp.maximum(mover, 0), action].set(True, mode="drop")
         stepped = jax.vmap(game.step)(lanes, action)
         lanes = jax.tree.map(
             lambda new, old: jnp.where(done.reshape((-1,) + (1,) * (new.ndim - 1)), old, new),
@@ -160,11 +168,14 @@ def _playouts(
         )
         length = length + (~done).astype(jnp.int32)
         done = done | terminal_of(lanes)
-        return lanes, done, length, t + 1, key
+        return lanes, done, length, t + 1, key, moved
 
     values = jnp.zeros((total, game.num_players), jnp.float32)  # [L, P]
     lengths = jnp.zeros((total,), jnp.int32)  # [L]
     finished = jnp.zeros((total,), jnp.bool_)  # [L]
+    # [L, P, A] when recording the moves played, else an empty carry that costs nothing
+    played = jnp.zeros((total, *shape) if record_moves else (0,), jnp.bool_)
+    moved = played  # [S, P, A]: the lanes' own, in the loop
     slot = jnp.arange(total, dtype=jnp.int32)  # [S]: which playout each lane is playing
     done = terminal_of(lanes)
     length = jnp.zeros((total,), jnp.int32)
@@ -174,18 +185,22 @@ def _playouts(
         fits_next = sizes[phase + 1] if phase + 1 < len(sizes) else 0
 
         def cond(carry, fits_next=fits_next):
-            _, done, _, t, _ = carry
+            _, done, _, t, _, _ = carry
             return (t < max_steps) & (jnp.sum(~done) > fits_next)
 
-        lanes, done, length, t, key = jax.lax.while_loop(cond, body, (lanes, done, length, t, key))
+        lanes, done, length, t, key, moved = jax.lax.while_loop(
+            cond, body, (lanes, done, length, t, key, moved)
+        )
         # Record this phase's lanes (finished ones are final; the rest are overwritten later,
         # or, after the last phase, scored by EVAL as cut off by max_steps).
         if len(sizes) == 1:  # lanes never moved: no scatter needed
-            values, lengths, finished = values_of(lanes), length, done
+            values, lengths, finished, played = values_of(lanes), length, done, moved
         else:
             values = values.at[slot].set(values_of(lanes), mode="drop")
             lengths = lengths.at[slot].set(length, mode="drop")
             finished = finished.at[slot].set(done, mode="drop")
+            if record_moves:
+                played = played.at[slot].set(moved, mode="drop")
         if fits_next:
             (live,) = jnp.nonzero(~done, size=fits_next, fill_value=0)  # [S_next]
             real = jnp.arange(fits_next) < jnp.sum(~done)
@@ -193,6 +208,8 @@ def _playouts(
             slot = jnp.where(real, slot[live], total)  # padding lanes write nowhere
             done = ~real
             length = length[live]
+            if record_moves:
+                moved = moved[live]
 
     n = total // num_playouts
     utilities = values.reshape(n, num_playouts, -1)
@@ -203,6 +220,7 @@ def _playouts(
         utilities=utilities,
         lengths=lengths,
         truncated=~finished.reshape(n, num_playouts),
+        played=played.reshape(n, num_playouts, *shape) if record_moves else None,
     )
 
 
@@ -225,6 +243,7 @@ def playouts(
     key: jax.Array,
     max_steps: int | None = None,
     compact: bool | None = None,
+    record_moves: bool = False,
 ) -> PlayoutResult:
     """Play ``num_playouts`` uniformly random games to the end from each of N states.
 
@@ -245,6 +264,9 @@ def playouts(
         compact: run in shrinking phases (see above); results are the same in distribution.
             ``None`` (default) compacts when it pays: games that can last 20 steps or more,
             and at least 512 lanes. Each phase compiles the loop body again.
+        record_moves: also report which actions each player played in each playout
+            (``played``, for all-moves-as-first statistics); a separate compiled program,
+            so playouts that do not ask pay nothing for it.
 
     Returns:
         A :class:`PlayoutResult`.
@@ -252,7 +274,9 @@ def playouts(
     steps = _checked(game, states, num_playouts, max_steps, "playouts")[1]
     if compact is None:
         compact = compaction_pays(steps, batch_size(states) * num_playouts)
-    return _playouts(game, states, int(num_playouts), key, int(steps), bool(compact))
+    return _playouts(
+        game, states, int(num_playouts), key, int(steps), bool(compact), bool(record_moves)
+    )
 
 
 class PlayoutMeans(NamedTuple):

@@ -86,6 +86,7 @@ class TicTacToe(Game):
     num_players = 2
     num_actions = 9
     move_names = tuple(str(a) for a in range(9))  # FixedMoveNames: the square digits
+    moves_are_places = True  # PlaceMoves: an action is a point, the same wherever played
     num_chance_outcomes = 0
     utility_min = -1.0
     utility_max = 1.0

@@ -50,6 +50,7 @@ class ConnectFour(ConnectFourNotation, ConnectFourEvaluation, ConnectFourBitboar
     utility_min = -1.0
     utility_max = 1.0
     zero_sum = True
+    moves_are_places = True  # PlaceMoves: an action is a column, the same wherever played
 
     def __init__(self, width: int = 7, height: int = 6, connect: int = 4) -> None:
         for key, value in (("width", width), ("height", height), ("connect", connect)):

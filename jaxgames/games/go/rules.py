@@ -52,6 +52,7 @@ class Go(GoNotation, GoEvaluation, Game):
     utility_min = -1.0
     utility_max = 1.0
     zero_sum = True
+    moves_are_places = True  # PlaceMoves: an action is a point, the same wherever played
 
     def __init__(self, size: int = 9, komi: float = 7.5, superko: bool = False) -> None:
         if isinstance(size, bool) or not isinstance(size, int):

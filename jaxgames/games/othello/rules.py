@@ -50,6 +50,7 @@ class Othello(OthelloNotation, OthelloEvaluation, Game):
     name = "othello"
     num_players = 2
     num_actions = 65
+    moves_are_places = True  # PlaceMoves: an action is a point, the same wherever played
     num_chance_outcomes = 0
     utility_min = -1.0
     utility_max = 1.0

@@ -21,6 +21,15 @@ node's expectation of them. Proven children (equal bounds) and children that can
 change their parent's value are never selected again; a proven root stops simulating and
 its move is one that keeps the proven value.
 
+RAVE: a selection rule that reads all-moves-as-first statistics (an
+:class:`~jaxgames.search.mcts.policies.AMAFRule`, such as
+:class:`~jaxgames.search.mcts.policies.RAVE`) makes the search keep them, in games whose
+moves are places (:class:`~jaxgames.capabilities.PlaceMoves`): ``backward`` walks up the
+path carrying the moves each player made below (the edges it came up by, then the
+rollouts' moves, which :class:`~jaxgames.search.mcts.policies.Rollouts` reports when asked),
+and adds the simulation to the AMAF statistics of every edge of every node on the path
+whose move the node's mover played at that node or later.
+
 Tree reuse: :func:`descend` keeps the subtree below the move played (and below the
 opponent's reply, a chance outcome, ...), and ``mcts_batch(..., tree=kept)`` goes on
 simulating from it, so that what the last search learned about the new position (visits,
@@ -38,14 +47,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxgames.capabilities import PlaceMoves
 from jaxgames.game import CHANCE, Game, GameError
 from jaxgames.kernels import batch_size, local_mesh, shard_batch, stack
 from jaxgames.search.lanes import run_on_devices
 from jaxgames.search.mcts import tree as trees
 from jaxgames.search.mcts.policies import (
     UCT,
+    AMAFRule,
     LeafEvaluator,
     Outcome,
+    PlayedMoves,
     Rollouts,
     SelectionRule,
     Utility,
@@ -71,6 +83,11 @@ class MCTSConfig:
     solver: bool
     dirichlet: tuple[float, float] | None  # (alpha, fraction) mixed into the root priors
     outcome: Outcome  # how a finished game scores
+
+    @property
+    def amaf(self) -> bool:
+        """Whether the trees keep all-moves-as-first statistics (the rule reads them)."""
+        return isinstance(self.selection, AMAFRule)
 
 
 class MCTSResult(NamedTuple):
@@ -121,7 +138,8 @@ def _pick(game: Game, config: MCTSConfig, tree: Tree, node: jax.Array, uniform: 
     # the rules see values on [0, 1] (UCB1's reward range), whatever the game's scale
     low, span = game.utility_min, max(game.utility_max - game.utility_min, 1e-9)
     mean = (tree.value_sum[node, view] / jnp.maximum(visits, 1) - low) / span
-    scores = config.selection(e._replace(mean=(e.mean - low) / span), visits, mean, view)
+    scaled = e._replace(mean=(e.mean - low) / span, amaf_mean=(e.amaf_mean - low) / span)
+    scores = config.selection(scaled, visits, mean, view)
     at_decision = jnp.argmax(jnp.where(choice, scores + noise, -jnp.inf))
     slot = jnp.where(mover == CHANCE, at_chance, at_decision)
     ok = (tree.first[node] >= 0) & ~tree.terminal[node] & jnp.any(e.valid)
@@ -180,20 +198,63 @@ def _update(game: Game, config: MCTSConfig, tree: Tree, node, v):
     return total, total - tree.value_sum[node]  # keeps each ancestor's sum = visits x mean
 
 
-def _backward(game: Game, config: MCTSConfig, forest: Tree, leaf, value, active) -> Tree:
+def _amaf(game: Game, forest: Tree, node, live, below, value, played) -> Tree:
+    """All-moves-as-first: add one simulation (value float32[B, P]) to each edge of
+    ``node`` (int32[B], where ``live``) whose move the node's mover played at the node or
+    later: in the tree (``below``, bool[B, P, A]: the moves each player made on the path
+    from the node down) or in the rollouts (``played``: their share and mean value)."""
+    rows = jnp.arange(node.shape[0])[:, None]
+    width, e_max = trees.list_width(game), forest.action.shape[1]
+    slots = jnp.arange(width)
+    first, count = forest.first[rows[:, 0], node], forest.count[rows[:, 0], node]
+    mover = forest.player[rows[:, 0], node]
+    valid = (first[:, None] >= 0) & (slots < count[:, None]) & (live & (mover >= 0))[:, None]
+    index = jnp.clip(first[:, None] + slots, 0, e_max - 1)  # [B, W]
+    action = jnp.maximum(forest.action[rows, index], 0)
+    p = jnp.clip(mover, 0, game.num_players - 1)[:, None]
+    in_tree = below[rows, p, action]
+    mine = jnp.take_along_axis(value, p, axis=1)  # [B, 1]
+    visits = jnp.where(in_tree, 1.0, played.share[rows, p, action])
+    sums = jnp.where(in_tree, mine, played.value[rows, p, action])
+    at = jnp.where(valid, index, e_max)  # out of range: dropped
+    return forest._replace(
+        amaf_visits=forest.amaf_visits.at[rows, at].add(visits, mode="drop"),
+        amaf_sum=forest.amaf_sum.at[rows, at].add(sums, mode="drop"),
+    )
+
+
+def _backward(
+    game: Game, config: MCTSConfig, forest: Tree, leaf, value, active, played=None, came=None
+) -> Tree:
     """Add ``value`` (float32[B, P]) to every node from ``leaf`` (int32[B]) up to each
     root, all trees a level at a time. The loop runs over the batch, not inside a vmap: a
     vmapped loop whose trees stop at different depths would select between the old and
-    the new forest, a copy of every tree at every level."""
-    rows = jnp.arange(leaf.shape[0])
+    the new forest, a copy of every tree at every level.
+
+    With AMAF statistics, ``played`` says what the rollouts played and ``came`` (int32[B])
+    is the edge the simulation took below the leaf without adding a node (-1: none)."""
+    b = leaf.shape[0]
+    rows = jnp.arange(b)
     beyond = forest.parent.shape[1]  # out of range: a finished tree's writes are dropped
     update = jax.vmap(functools.partial(_update, game, config))
     bounds = jax.vmap(functools.partial(_bounds, game))
+    if config.amaf:
+        below = jnp.zeros((b, game.num_players, game.num_actions), jnp.bool_)
+    else:
+        below = came = jnp.zeros((b,), jnp.int32)  # unused
 
     def body(carry):
-        forest, node, v = carry
+        forest, node, v, below, came = carry
         live = node >= 0
         safe = jnp.maximum(node, 0)
+        if config.amaf:  # the move made here (the edge come up by) counts from here up
+            mover = forest.player[rows, safe]
+            made = live & (came >= 0) & (mover >= 0)
+            a = forest.action[rows, jnp.maximum(came, 0)]
+            p = jnp.where(made, jnp.clip(mover, 0, game.num_players - 1), game.num_players)
+            below = below.at[rows, p, jnp.maximum(a, 0)].set(True, mode="drop")
+            forest = _amaf(game, forest, safe, live, below, value, played)
+            came = forest.edge_in[rows, safe]
         total, passed = update(forest, safe, v)
         at = jnp.where(live, safe, beyond)
         forest = forest._replace(
@@ -206,10 +267,11 @@ def _backward(game: Game, config: MCTSConfig, forest: Tree, leaf, value, active)
                 lower=forest.lower.at[rows, at].set(lower, mode="drop"),
                 upper=forest.upper.at[rows, at].set(upper, mode="drop"),
             )
-        return forest, jnp.where(live, forest.parent[rows, safe], NO_NODE), passed
+        up = jnp.where(live, forest.parent[rows, safe], NO_NODE)
+        return forest, up, passed, below, came
 
-    start = (forest, jnp.where(active, leaf, NO_NODE), value)
-    forest, _, _ = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, start)
+    start = (forest, jnp.where(active, leaf, NO_NODE), value, below, came)
+    forest, *_ = jax.lax.while_loop(lambda c: jnp.any(c[1] >= 0), body, start)
     return forest
 
 
@@ -222,11 +284,18 @@ def _step_leaves(game: Game, tree: Tree, node, edge):
 
 
 def _leaf_values(game: Game, config: MCTSConfig, states, key):
+    """``(value, logits, played)``: the leaves' values (a finished game's scored by the
+    outcome), prior logits, and with AMAF statistics the moves their rollouts played
+    (none played, where the evaluator does not say)."""
     evaluation = config.evaluator(game, states, key)
     done = jax.vmap(game.terminal)(states)
     scored = jax.vmap(lambda s: config.outcome(game, game.utility(s)))(states)
     value = jnp.where(done[:, None], scored, evaluation.value)
-    return value, evaluation.logits
+    played = evaluation.played
+    if config.amaf and played is None:
+        nothing = jnp.zeros((value.shape[0], game.num_players, game.num_actions), jnp.float32)
+        played = PlayedMoves(nothing, nothing)
+    return value, evaluation.logits, played
 
 
 def _roots(game: Game, config: MCTSConfig, roots, key, kept: Tree | None) -> Tree:
@@ -234,7 +303,7 @@ def _roots(game: Game, config: MCTSConfig, roots, key, kept: Tree | None) -> Tre
     Dirichlet noise where asked): new ones, or the ``kept`` trees, where a kept tree that
     is empty gets its root and a kept root gets fresh noise on its priors."""
     b = batch_size(roots)
-    _, logits = _leaf_values(game, config, roots, key)
+    _, logits, _ = _leaf_values(game, config, roots, key)
     if config.dirichlet is not None:
         alpha, fraction = config.dirichlet
         prior = jax.nn.softmax(logits, axis=-1)
@@ -244,7 +313,7 @@ def _roots(game: Game, config: MCTSConfig, roots, key, kept: Tree | None) -> Tre
         logits = jnp.log((1 - fraction) * prior + fraction * noise + 1e-30)
 
     def one(root, logit):
-        empty = trees.empty(game, root, config.nodes, config.edges)
+        empty = trees.empty(game, root, config.nodes, config.edges, config.amaf)
         tree, _ = trees.add_node(
             game, empty, root, jnp.int32(-1), jnp.int32(-1), logit, outcome=config.outcome
         )
@@ -299,17 +368,17 @@ def _grow(game: Game, config: MCTSConfig, roots, key, simulations, kept=None) ->
             forest, jax.random.split(k_select, b)
         )
         leaves = jax.vmap(functools.partial(_step_leaves, game))(forest, node, edge)
-        value, logits = _leaf_values(game, config, leaves, k_eval)
+        value, logits, played = _leaf_values(game, config, leaves, k_eval)
 
         def expand(tree, leaf, node, edge, logit, active):
             tree, new = trees.add_node(
                 game, tree, leaf, node, edge, logit, active & (edge >= 0), config.outcome
             )
-            return tree, jnp.where(new >= 0, new, node)
+            return tree, jnp.where(new >= 0, new, node), jnp.where(new >= 0, -1, edge)
 
         active = open_roots(forest)
-        forest, leaf = jax.vmap(expand)(forest, leaves, node, edge, logits, active)
-        forest = _backward(game, config, forest, leaf, value, active)
+        forest, leaf, came = jax.vmap(expand)(forest, leaves, node, edge, logits, active)
+        forest = _backward(game, config, forest, leaf, value, active, played, came)
         return forest, key, done + 1
 
     def more(carry):
@@ -334,7 +403,16 @@ class _Trees:
         return _grow(self.game, self.config, roots, keys[0], simulations, *kept)
 
 
-def _validate(game: Game, simulations: int, chance: str, solver: bool, nodes, edges) -> None:
+def _validate(
+    game: Game, simulations: int, chance: str, solver: bool, nodes, edges, selection
+) -> None:
+    if isinstance(selection, AMAFRule) and not (
+        isinstance(game, PlaceMoves) and game.moves_are_places
+    ):
+        raise GameError(
+            f"mcts: {type(selection).__name__} needs moves that are places (the PlaceMoves "
+            f"capability: an action the same move wherever played); {game.name} has none"
+        )
     if simulations < 1:
         raise GameError(f"mcts: simulations must be >= 1, got {simulations}")
     if chance not in CHANCE_MODES:
@@ -373,8 +451,10 @@ def mcts_batch(
         simulations: simulations per tree (each adds at most one node); with ``tree``,
             the simulations added to the kept ones.
         key: a PRNG key or an int seed; a search is deterministic for a key.
-        selection: how decision nodes pick children: :class:`UCT` (default, ``c = sqrt 2``)
-            or :class:`PUCT`.
+        selection: how decision nodes pick children: :class:`UCT` (default, ``c = sqrt 2``),
+            :class:`PUCT`, or :class:`RAVE` (games whose moves are places,
+            :class:`~jaxgames.capabilities.PlaceMoves`: the trees then keep
+            all-moves-as-first statistics, and rollouts report the moves they played).
         evaluator: how new leaves are valued: :class:`Rollouts` (default, one random
             playout), :class:`StaticEval`, :class:`ValueFunction`, :class:`PolicyValue`.
         chance: ``"expectation"`` or ``"sample"`` (the module's docstring says how each
@@ -397,11 +477,11 @@ def mcts_batch(
     Returns:
         An :class:`MCTSResult`.
     """
-    _validate(game, simulations, chance, solver, nodes, edges)
+    _validate(game, simulations, chance, solver, nodes, edges, selection)
     started = time.perf_counter()
     roots = jax.tree.map(jnp.asarray, states)
     if tree is not None:
-        nodes, edges = _check_kept(game, roots, tree, nodes, edges)
+        nodes, edges = _check_kept(game, roots, tree, nodes, edges, selection)
     width = trees.list_width(game)
     n = int(nodes) if nodes is not None else simulations + 1
     e = int(edges) if edges is not None else n * min(width, EDGES_PER_NODE) + width
@@ -409,6 +489,8 @@ def mcts_batch(
     evaluator = evaluator if evaluator is not None else Rollouts()
     if isinstance(evaluator, Rollouts) and evaluator.outcome is None:
         evaluator = dataclasses.replace(evaluator, outcome=outcome)
+    if isinstance(evaluator, Rollouts) and isinstance(selection, AMAFRule):
+        evaluator = dataclasses.replace(evaluator, played_moves=True)
     config = MCTSConfig(
         nodes=n,
         edges=e,
@@ -432,7 +514,7 @@ def mcts_batch(
     return _result(game, config, jax.block_until_ready(forest), simulations, started, kept)
 
 
-def _check_kept(game: Game, roots: Any, tree: Tree, nodes, edges) -> tuple[int, int]:
+def _check_kept(game: Game, roots: Any, tree: Tree, nodes, edges, selection) -> tuple[int, int]:
     """The node and edge budgets of the kept trees ``tree``, checked against the search's
     (one-line GameErrors: a tree of another search, batch, game or position)."""
     b = batch_size(roots)
@@ -443,6 +525,12 @@ def _check_kept(game: Game, roots: Any, tree: Tree, nodes, edges) -> tuple[int, 
     for name, asked, has in (("nodes", nodes, n), ("edges", edges, e)):
         if asked is not None and int(asked) != has:
             raise GameError(f"mcts: the tree has {name}={has}, the search asks for {asked}")
+    if (tree.amaf_visits is not None) != isinstance(selection, AMAFRule):
+        has = "has" if tree.amaf_visits is not None else "has no"
+        raise GameError(
+            f"mcts: the tree {has} all-moves-as-first statistics; search it with a selection "
+            f"rule that {'reads' if tree.amaf_visits is not None else 'does not read'} them"
+        )
     if jax.tree.structure(tree.state) != jax.tree.structure(roots) or any(
         t.shape[2:] != r.shape[1:] or t.dtype != r.dtype
         for t, r in zip(jax.tree.leaves(tree.state), jax.tree.leaves(roots), strict=True)
@@ -501,6 +589,9 @@ def _result(
         "edges": np.asarray(forest.edges),
         "time_s": time.perf_counter() - started,
     }
+    if config.amaf:  # the root's moves' all-moves-as-first visits and mean values (mover's)
+        stats["amaf_visits"] = np.asarray(e.amaf_visits)
+        stats["amaf_q"] = np.asarray(e.amaf_mean)
     return MCTSResult(
         action=action.astype(np.int32),
         value=value.astype(np.float32),

@@ -16,6 +16,12 @@ value for player 0 (score-bounded MCTS, Cazenave and Saffidine 2010; with win/lo
 is the MCTS-Solver of Winands, Björnsson and Saito 2008): equal bounds mean the node is
 proven.
 
+A search whose selection rule reads all-moves-as-first statistics (RAVE) keeps two more
+edge arrays: ``amaf_visits`` and ``amaf_sum``, for each edge (node, move a), the
+simulations through the node in which the node's mover played ``a`` at that node or any
+later turn (in the tree or in the rollout), and their summed values for that mover. Other
+searches keep ``None`` there (no arrays at all).
+
 :func:`descend` keeps the subtree below one of the root's children, renumbered into the
 same arrays, for the next search to go on from (tree reuse between moves).
 """
@@ -54,6 +60,8 @@ class Tree(NamedTuple):
     child: jax.Array  # int32[E]: the node it leads to (-1: not created yet)
     nodes: jax.Array  # int32[]: nodes used
     edges: jax.Array  # int32[]: edges used
+    amaf_visits: jax.Array | None = None  # float32[E]: all-moves-as-first visits (RAVE)
+    amaf_sum: jax.Array | None = None  # float32[E]: their summed values for the node's mover
 
 
 def list_width(game: Game) -> int:
@@ -86,8 +94,9 @@ def branches(game: Game, state: Any) -> tuple[jax.Array, jax.Array]:
     return jnp.where(done, -1, moves), jnp.where(done, 0.0, prob)
 
 
-def empty(game: Game, root: Any, nodes: int, edges: int) -> Tree:
-    """A tree with room for ``nodes`` nodes and ``edges`` edges, nothing in it yet."""
+def empty(game: Game, root: Any, nodes: int, edges: int, amaf: bool = False) -> Tree:
+    """A tree with room for ``nodes`` nodes and ``edges`` edges, nothing in it yet (with
+    ``amaf``, with all-moves-as-first statistics)."""
     p = game.num_players
     i32 = lambda n, v: jnp.full((n,), v, jnp.int32)  # noqa: E731
     return Tree(
@@ -108,6 +117,8 @@ def empty(game: Game, root: Any, nodes: int, edges: int) -> Tree:
         child=i32(edges, NO_NODE),
         nodes=jnp.int32(0),
         edges=jnp.int32(0),
+        amaf_visits=jnp.zeros((edges,), jnp.float32) if amaf else None,
+        amaf_sum=jnp.zeros((edges,), jnp.float32) if amaf else None,
     )
 
 
@@ -168,6 +179,11 @@ def add_node(
         nodes=tree.nodes + room.astype(jnp.int32),
         edges=tree.edges + jnp.where(listed, count, 0),
     )
+    if tree.amaf_visits is not None:
+        zero = jnp.zeros((width,), jnp.float32)
+        tree = tree._replace(
+            amaf_visits=put_edges(tree.amaf_visits, zero), amaf_sum=put_edges(tree.amaf_sum, zero)
+        )
     # link the parent's edge to the new node
     tree = tree._replace(
         child=tree.child.at[jnp.where(room & (edge >= 0), edge, e_max)].set(at, mode="drop")
@@ -188,6 +204,8 @@ class Edges(NamedTuple):
     mean: jax.Array  # float32[W, P]: the children's mean values (0 where unvisited)
     lower: jax.Array  # float32[W]: the children's bounds (the value range where not created)
     upper: jax.Array  # float32[W]
+    amaf_visits: jax.Array  # float32[W]: all-moves-as-first visits (0 in a tree without them)
+    amaf_mean: jax.Array  # float32[W]: their mean value for the node's mover (0 where none)
 
 
 def edges_of(game: Game, tree: Tree, node: jax.Array) -> Edges:
@@ -202,6 +220,13 @@ def edges_of(game: Game, tree: Tree, node: jax.Array) -> Edges:
     safe = jnp.maximum(child, 0)
     visits = jnp.where(made, tree.visits[safe], 0)
     mean = tree.value_sum[safe] / jnp.maximum(visits, 1)[:, None]
+    if tree.amaf_visits is None:
+        amaf_visits = amaf_mean = jnp.zeros((width,), jnp.float32)
+    else:
+        amaf_visits = jnp.where(valid, tree.amaf_visits[index], 0.0)
+        amaf_mean = jnp.where(
+            amaf_visits > 0, tree.amaf_sum[index] / jnp.maximum(amaf_visits, 1e-30), 0.0
+        )
     return Edges(
         index=index,
         valid=valid,
@@ -213,6 +238,8 @@ def edges_of(game: Game, tree: Tree, node: jax.Array) -> Edges:
         mean=jnp.where((visits > 0)[:, None], mean, 0.0),
         lower=jnp.where(made, tree.lower[safe], game.utility_min),
         upper=jnp.where(made, tree.upper[safe], game.utility_max),
+        amaf_visits=amaf_visits,
+        amaf_mean=amaf_mean,
     )
 
 
@@ -265,13 +292,15 @@ def descend(game: Game, tree: Tree, action: jax.Array) -> Tree:
 
     stepped = game.step(jax.tree.map(lambda x: x[0], tree.state), jnp.maximum(action, 0))
     start = jax.tree.map(lambda c, s: jnp.where(kept, c[at], s), tree.state, stepped)
-    blank = empty(game, start, n_max, e_max)  # what unused slots hold
+    blank = empty(game, start, n_max, e_max, tree.amaf_visits is not None)  # unused slots
 
     def node_field(column, fill):
         mask = live.reshape(live.shape + (1,) * (column.ndim - 1))
         return jnp.where(mask, column[src], fill)
 
     def edge_field(column, fill):
+        if column is None:  # no AMAF statistics
+            return None
         return jnp.where(edge_live, column[edge_src], fill)
 
     def renumber(index, ranks):  # an old node (edge) index -> its new one, -1 stays -1
@@ -297,6 +326,8 @@ def descend(game: Game, tree: Tree, action: jax.Array) -> Tree:
         child=jnp.where(edge_live, renumber(old_child, rank), NO_NODE),
         nodes=jnp.sum(inside, dtype=jnp.int32),
         edges=jnp.sum(keep_edge, dtype=jnp.int32),
+        amaf_visits=edge_field(tree.amaf_visits, blank.amaf_visits),
+        amaf_sum=edge_field(tree.amaf_sum, blank.amaf_sum),
     )
     return jax.tree.map(lambda old, new: jnp.where(action < 0, old, new), tree, out)
 
