@@ -63,13 +63,18 @@ class RandomAgent:
 
 @dataclasses.dataclass(frozen=True)
 class MCTSAgent:
-    """``mcts_batch`` with UCT; leaves valued by ``rollouts`` random playouts (``leaf=
-    rollouts``) or by the game's EVAL (``leaf=eval``); finished games scored by their
-    utility or as won, drawn or lost (``outcome=winloss``); the move with the most visits."""
+    """``mcts_batch`` with UCT (``selection=uct``, ``c`` 1 by default) or RAVE
+    (``selection=rave``: all-moves-as-first values blended in, ``equivalence`` visits where
+    they weigh half, ``c`` RAVE's default unless given; games whose moves are places);
+    leaves valued by ``rollouts`` random playouts (``leaf=rollouts``) or by the game's EVAL
+    (``leaf=eval``); finished games scored by their utility or as won, drawn or lost
+    (``outcome=winloss``); the move with the most visits."""
 
     spec: str
     simulations: int = 800
-    c: float = 1.0
+    c: float | None = None
+    selection: str = "uct"
+    equivalence: float = 1000.0
     rollouts: int = 1
     leaf: str = "rollouts"
     chance: str = "expectation"
@@ -77,15 +82,28 @@ class MCTSAgent:
     solver: bool = False
 
     def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
-        from jaxgames.search.mcts import UCT, Rollouts, StaticEval, Utility, WinLoss, mcts_batch
+        from jaxgames.search.mcts import (
+            RAVE,
+            UCT,
+            Rollouts,
+            StaticEval,
+            Utility,
+            WinLoss,
+            mcts_batch,
+        )
 
+        if self.selection == "rave":
+            rave = RAVE(equivalence=self.equivalence)
+            rule = rave if self.c is None else dataclasses.replace(rave, c=self.c)
+        else:
+            rule = UCT(1.0 if self.c is None else self.c)
         evaluator = Rollouts(self.rollouts) if self.leaf == "rollouts" else StaticEval()
         result = mcts_batch(
             game,
             states,
             self.simulations,
             seed,
-            selection=UCT(self.c),
+            selection=rule,
             evaluator=evaluator,
             chance=self.chance,
             solver=self.solver,
@@ -183,6 +201,8 @@ KINDS: dict[str, tuple[Callable[..., Agent | ReplayAgent], dict[str, Any]]] = {
             "chance": ("expectation", "sample"),
             "outcome": ("utility", "winloss"),
             "solver": bool,
+            "selection": ("uct", "rave"),
+            "equivalence": float,
         },
     ),
     "alphabeta": (AlphaBetaAgent, {"depth": int}),

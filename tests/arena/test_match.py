@@ -80,6 +80,7 @@ def test_elo_against_hand_computation():
         ("mcts:simulations=zero", "simulations: expected int, got 'zero'"),
         ("alphabeta:depth=0", "depth must be >= 1, got 0"),
         ("mcts:solver=maybe", "solver: expected true or false, got 'maybe'"),
+        ("mcts:selection=amaf", "selection: expected one of uct, rave, got 'amaf'"),
     ],
 )
 def test_bad_agents_are_one_line_errors(spec, message):
