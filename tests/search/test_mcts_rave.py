@@ -15,7 +15,7 @@ from jaxgames.kernels import playouts, stack
 import jaxgames
 from jaxgames.capabilities import PlaceMoves
 from jaxgames.game import GameError
-from jaxgames.search.mcts import RAVE, Rollouts, mcts_batch
+from jaxgames.search.mcts import RAVE, UCT, Rollouts, descend, mcts_batch
 
 pytestmark = pytest.mark.slow  # compiles searches: outside the fast subset
 
@@ -167,27 +167,60 @@ def test_amaf_statistics_equal_a_plain_python_recount():
         assert visits.sum() > 12  # something was counted beyond the moves taken
 
 
+STARTS = [
+    "xx./oo./...",  # X wins at 2
+    "xo./.x./..o",
+    "x../.o./..x",  # O must take an edge, not a corner
+    "xo./.../...",
+    "o../.x./..x",  # O must block with a corner that makes no fork for X
+    ".../.x./...",  # O must take a corner
+    "xx./.o./...",  # O must block at 2
+    "o.x/.x./...",  # O must block at 6
+]
+"""Positions whose side to move has a move that loses the value: wins, blocks, forks."""
+
+
 def test_rave_chooses_a_minimax_move_as_simulations_grow():
-    # positions whose side to move has a move that loses the value: wins, blocks, forks
     game = jaxgames.make("tictactoe")
-    starts = [
-        "xx./oo./...",  # X wins at 2
-        "xo./.x./..o",
-        "x../.o./..x",  # O must take an edge, not a corner
-        "xo./.../...",
-        "o../.x./..x",  # O must block with a corner that makes no fork for X
-        ".../.x./...",  # O must take a corner
-        "xx./.o./...",  # O must block at 2
-        "o.x/.x./...",  # O must block at 6
-    ]
-    roots = stack([game.parse(s) for s in starts])
-    boards = [tuple(int(c) for c in np.asarray(game.parse(s).board)) for s in starts]
+    roots = stack([game.parse(s) for s in STARTS])
+    boards = [tuple(int(c) for c in np.asarray(game.parse(s).board)) for s in STARTS]
     best = [best_moves(board) for board in boards]
     for moves, board in zip(best, boards, strict=True):
         assert len(moves) < board.count(0)  # a move here loses the value
     result = mcts_batch(game, roots, 3000, 0, selection=RAVE(), nodes=NODES)
     chosen = [int(a) for a in result.action]
     assert all(a in moves for a, moves in zip(chosen, best, strict=True)), (chosen, best)
+
+
+def test_a_kept_tree_keeps_its_amaf_statistics_and_a_search_goes_on_from_it():
+    game = jaxgames.make("tictactoe")
+    roots = stack([game.parse(s) for s in STARTS])
+    result = mcts_batch(game, roots, 60, 1, selection=RAVE(), nodes=NODES)
+    old = on_host(result.tree)
+    kept = on_host(descend(game, result, result.action))
+    for b, action in enumerate(result.action):
+        first, count = int(old.first[b, 0]), int(old.count[b, 0])
+        slot = old.action[b, first : first + count].tolist().index(int(action))
+        child = int(old.child[b, first + slot])
+        was, now = int(old.first[b, child]), int(kept.first[b, 0])
+        n = int(old.count[b, child])
+        assert n == int(kept.count[b, 0])
+        np.testing.assert_array_equal(
+            kept.amaf_visits[b, now : now + n], old.amaf_visits[b, was : was + n]
+        )
+        np.testing.assert_array_equal(
+            kept.amaf_sum[b, now : now + n], old.amaf_sum[b, was : was + n]
+        )
+        assert not kept.amaf_visits[b, int(kept.edges[b]) :].any()  # freed room is blank
+    states = stack(
+        [game.step(game.parse(s), int(a)) for s, a in zip(STARTS, result.action, strict=True)]
+    )
+    again = mcts_batch(game, states, 20, 2, selection=RAVE(), nodes=NODES, tree=kept)
+    finished = np.asarray(jax.vmap(game.terminal)(states))  # won at once: nothing to search
+    assert finished.sum() == 1
+    np.testing.assert_array_equal(again.tree.visits[:, 0], kept.visits[:, 0] + 20 * ~finished)
+    with pytest.raises(GameError, match="the tree has all-moves-as-first statistics"):
+        mcts_batch(game, states, 20, 2, selection=UCT(), nodes=NODES, tree=kept)
 
 
 def test_rave_needs_a_game_whose_moves_are_places():
