@@ -104,7 +104,8 @@ class RAVE:
     (every visit of the child is one of them). A child not visited yet is valued by ``Q~``
     alone, or ``unseen`` (first-play urgency, on the [0, 1] scale) before its move was ever
     played after the node, so the search need not try every move once. The default ``c`` is
-    small: the AMAF values already spread the visits (MoGo ran RAVE without exploration).
+    small: the AMAF values already spread the visits (Gelly and Silver report that MoGo with
+    RAVE played best with little or no exploration term).
     """
 
     c: float = 0.1

@@ -19,8 +19,9 @@ proven.
 A search whose selection rule reads all-moves-as-first statistics (RAVE) keeps two more
 edge arrays: ``amaf_visits`` and ``amaf_sum``, for each edge (node, move a), the
 simulations through the node in which the node's mover played ``a`` at that node or any
-later turn (in the tree or in the rollout), and their summed values for that mover. Other
-searches keep ``None`` there (no arrays at all).
+later turn (in the tree or in the rollout), and their summed values for that mover (a leaf
+valued by ``k`` rollouts counts the share of them that played the move, so the visits are
+floats). Other searches keep ``None`` there (no arrays at all).
 
 :func:`descend` keeps the subtree below one of the root's children, renumbered into the
 same arrays, for the next search to go on from (tree reuse between moves).
