@@ -282,20 +282,26 @@ class GtpEngine:
         if len(args) != 1:
             raise GtpError("syntax error")
         colour = self._colour(args[0])
-        n = self.game.num_points
         started = time.perf_counter()
         seed = self.seed + len(self.moves)
         action = int(np.asarray(self.agent(self.game, stack([self.state(colour)]), seed))[0])
+        name = self.play_chosen(colour, action)
+        if self.log:
+            seconds = time.perf_counter() - started
+            self.log(f"move {len(self.moves)}: {'BW'[colour]} {name} in {seconds:.2f} s")
+        return name
+
+    def play_chosen(self, colour: int, action: int) -> str:
+        """Play the move the agent chose for ``colour`` (a pass if it is not legal here) and
+        return its vertex name: ``genmove``'s second half, for drivers that search many
+        engines' positions in one batch."""
+        n = self.game.num_points
         host = copy.copy(self.position)
         host.player = colour  # GTP: either colour may be asked to move
         if not 0 <= action <= n or playable(host, action) is not None:
             action = n  # nothing found (or a superko repeat older than the search saw)
         self._play(colour, action)
-        name = vertex_name(action, self.game.size)
-        if self.log:
-            seconds = time.perf_counter() - started
-            self.log(f"move {len(self.moves)}: {'BW'[colour]} {name} in {seconds:.2f} s")
-        return name
+        return vertex_name(action, self.game.size)
 
     def cmd_undo(self, args: list[str]) -> str:
         if not self.moves:

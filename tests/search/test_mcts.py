@@ -484,3 +484,17 @@ def test_the_mctx_adapter_refuses_chance_and_more_players():
     game = jaxgames.make("pig")
     with pytest.raises(GameError, match="deterministic game of one or two players; pig"):
         mctx_policy(game, stack([game.init()]), None, 4)
+
+
+def test_go_lists_fit_at_every_node_by_default():
+    """Go's lists are mostly near their bound (82 on 9x9 from the empty board, above the 64
+    edges a node gets by default in games with wider bounds): every node of a default
+    tree has room for its whole list, none is left a leaf for want of edges."""
+    game = jaxgames.make("go:size=9")
+    result = mcts_batch(game, stack([game.init()]), 40, 0)
+    tree = on_host(result.tree)
+    used = int(tree.nodes[0])
+    assert used == 41
+    assert int(tree.count[0, 0]) == 82  # every point of the empty board, and the pass
+    open_nodes = ~tree.terminal[0, :used]
+    assert np.all(tree.count[0, :used][open_nodes] > 0)

@@ -67,7 +67,12 @@ from jaxgames.search.mcts.tree import NO_NODE, Tree
 CHANCE_MODES = ("expectation", "sample")
 GOLDEN = 0.6180339887  # the golden ratio's fraction: a low-discrepancy step
 EDGES_PER_NODE = 64
-"""Edges kept per node by default (a node whose list does not fit stays a leaf)."""
+"""Edges kept per node by default for games whose lists can be wider than
+:data:`FULL_LISTS_UP_TO` (a node whose list does not fit stays a leaf): their lists are
+mostly far shorter than their bound (chess: 218 at most, some 35 typical)."""
+FULL_LISTS_UP_TO = 128
+"""Games whose widest list is at most this get room for a full list at every node: their
+lists are mostly near their bound (Go on 9x9: 82 at most, some 50-80 in play)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -461,8 +466,9 @@ def mcts_batch(
             weighs outcomes).
         solver: back up proven values (two-player zero-sum games).
         nodes: node budget per tree (default ``simulations + 1``; with ``tree``, its own).
-        edges: edge budget per tree (default :data:`EDGES_PER_NODE` per node, at most the
-            widest list per node; with ``tree``, its own).
+        edges: edge budget per tree (default: the widest list per node when it is at most
+            :data:`FULL_LISTS_UP_TO`, else :data:`EDGES_PER_NODE` per node; with ``tree``,
+            its own).
         dirichlet: ``(alpha, fraction)``: Dirichlet noise mixed into the root priors (a
             kept root's too).
         tree: trees to go on from (``[B]`` leading), typically :func:`descend` of the last
@@ -484,7 +490,8 @@ def mcts_batch(
         nodes, edges = _check_kept(game, roots, tree, nodes, edges, selection)
     width = trees.list_width(game)
     n = int(nodes) if nodes is not None else simulations + 1
-    e = int(edges) if edges is not None else n * min(width, EDGES_PER_NODE) + width
+    per_node = width if width <= FULL_LISTS_UP_TO else EDGES_PER_NODE
+    e = int(edges) if edges is not None else n * per_node + width
     outcome = outcome if outcome is not None else Utility()
     evaluator = evaluator if evaluator is not None else Rollouts()
     if isinstance(evaluator, Rollouts) and evaluator.outcome is None:
