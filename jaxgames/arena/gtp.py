@@ -93,7 +93,7 @@ class GtpEngine:
     def __init__(
         self,
         game: Go | str = "go",
-        agent: str = "mcts:simulations=800",
+        agent: str = "mcts:simulations=800,selection=rave",
         *,
         seed: int = 0,
         warm: bool = True,

@@ -58,7 +58,7 @@ def add_gtp(command) -> None:
     )
     p.add_argument(
         "--agent",
-        default="mcts:simulations=800",
+        default="mcts:simulations=800,selection=rave",
         help="who chooses the moves, as in `jaxgames match`: mcts[:simulations=N,c=X,...], "
         "random, alphabeta[:depth=D] (default: %(default)s)",
     )
