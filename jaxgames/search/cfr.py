@@ -436,7 +436,8 @@ class CFRResult:
         nash_conv: the sum over players of their best-response gain.
         curve: ``(iteration, exploitability)`` at each checkpoint asked for.
         tree: the enumerated game.
-        stats: ``seconds`` (iterations only), ``iterations_per_s``, ``histories``,
+        stats: ``seconds`` (iterations only, compiled already), ``iterations_per_s``,
+            ``histories``,
             ``infosets``, ``build_s``.
     """
 
@@ -543,6 +544,7 @@ def cfr(
     """
     solver = CFRSolver(game, plus=plus, alternating=alternating)
     marks = sorted({c for c in (checkpoints or []) if 0 < c <= iterations} | {iterations})
+    jax.block_until_ready(solver.run(0))  # compiles the loop, so the timing below is steady
     curve, seconds = [], 0.0
     for mark in marks:
         t0 = time.perf_counter()
