@@ -183,6 +183,31 @@ class PlaceMoves(Protocol):
     moves_are_places: bool  # True: a marker, defined only by the games where it holds
 
 
+@runtime_checkable
+class ImperfectInformation(Protocol):
+    """What each player knows in a game of imperfect information (poker): CFR and other
+    information-set searches group histories by it. Hidden chance (the deal) uses the
+    protocol's chance nodes (``chance_probs``, ``step(s, outcome)``) like any other.
+
+    Both methods are meant for decision nodes and non-terminal states; elsewhere they return
+    something of the right shape and dtype.
+    """
+
+    observation_shape: tuple[int, ...]  # the shape of :meth:`observation`
+
+    def observation(self, state: State, player: jax.Array) -> jax.Array:
+        """``float32[*observation_shape]``: what ``player`` sees now (their private cards,
+        the public cards, the bets), as a fixed-shape array; two states a player cannot tell
+        apart give the same array."""
+        ...
+
+    def information_state_key(self, state: State, player: jax.Array) -> jax.Array:
+        """``int32 >= 0``: a number of ``player``'s information state (everything they have
+        seen since the start, perfect recall): two histories get the same key exactly when
+        ``player`` cannot tell them apart."""
+        ...
+
+
 ALL: tuple[type, ...] = (
     Hashing,
     MoveOrdering,
@@ -199,6 +224,7 @@ ALL: tuple[type, ...] = (
     SolutionSummary,
     FixedMoveNames,
     PlaceMoves,
+    ImperfectInformation,
 )
 
 

@@ -24,6 +24,8 @@ _REGISTRY: dict[str, str] = {
     "chess": "jaxgames.games.chess:Chess",
     "othello": "jaxgames.games.othello:Othello",
     "go": "jaxgames.games.go:Go",
+    "kuhn_poker": "jaxgames.games.poker.kuhn:KuhnPoker",
+    "leduc_poker": "jaxgames.games.poker.leduc:LeducPoker",
 }
 
 _CACHE: dict[tuple, Game] = {}

@@ -11,6 +11,7 @@ from jaxgames.search.alphabeta import (
     alphabeta_batch,
     fit_probcut,
 )
+from jaxgames.search.cfr import CFRResult, CFRSolver, GameTree, build_tree, cfr
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
 from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
 from jaxgames.search.mcts import MCTSResult, mcts, mcts_batch
@@ -22,6 +23,11 @@ from jaxgames.search.retrograde import ValueIterationResult, enumerate_states, v
 __all__ = [
     "AlphaBetaOptions",
     "BatchSearchResult",
+    "CFRResult",
+    "CFRSolver",
+    "GameTree",
+    "build_tree",
+    "cfr",
     "PRUNINGS",
     "PerftResult",
     "SearchResult",
