@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 import jax
+import numpy as np
 
 State = Any
 
@@ -208,6 +209,67 @@ class ImperfectInformation(Protocol):
         ...
 
 
+@runtime_checkable
+class Determinization(Protocol):
+    """The complete states a player cannot tell from the true one, listed: exact draws of
+    worlds (:func:`jaxgames.search.belief.sample_world`) where the game is small enough.
+
+    Meant for the player's own decision points (what the list assumes about whose turn it
+    is); a game says in its docstring what a world fixes of what nobody observed.
+    """
+
+    max_worlds: int  # the length of the candidate list
+
+    def observation_history(self, state: State, player: jax.Array) -> Any:
+        """Everything ``player`` has seen up to ``state``, as a pytree of fixed-shape arrays
+        (equal exactly when :meth:`ImperfectInformation.information_state_key` is)."""
+        ...
+
+    def worlds(self, history: Any) -> tuple[State, jax.Array]:
+        """``(states [max_worlds], valid bool[max_worlds])``: candidate complete states;
+        the valid ones are exactly those consistent with ``history``."""
+        ...
+
+
+@runtime_checkable
+class PerfectInformationView(Protocol):
+    """A state seen by all: a perfect-information game whose positions are the true states
+    of this one (PIMC solves sampled worlds in it, "averaging over clairvoyance")."""
+
+    perfect_information_game: Any  # a Game: two-player zero-sum, deterministic
+
+    def perfect_information_state(self, state: State) -> State:
+        """The same position, every hidden thing shown; the same player to move."""
+        ...
+
+
+@runtime_checkable
+class BeliefStates(Protocol):
+    """A player's belief state as a set of possible true states, a bool mask over an
+    enumerated list of them, and what each action can lead to (HOST side, numpy): AND-OR
+    search over belief states (:func:`jaxgames.search.belief.and_or_search`)."""
+
+    num_belief_states: int  # S: the length of the enumerated list
+
+    def belief(self, state: State, player: int) -> np.ndarray:
+        """``bool[S]``: the true states ``player`` thinks possible at ``state`` (their turn),
+        opponent's behaviour unknown."""
+        ...
+
+    def belief_actions(self, belief: np.ndarray) -> np.ndarray:
+        """``int[k]``: the actions worth trying from ``belief`` (each changes the belief or
+        the board in some state of it)."""
+        ...
+
+    def belief_outcomes(self, belief: np.ndarray, action: int) -> list[tuple[str, Any]]:
+        """After ``action`` from ``belief`` (nonempty), the observations that can follow,
+        each as ``(name, result)``: ``result`` is ``"win"`` (the player has won in every
+        state of that branch), ``"fail"`` (some state of it ends in a draw or a loss, for
+        some behaviour of the opponent), or the next belief ``bool[S]`` (the player to move
+        again)."""
+        ...
+
+
 ALL: tuple[type, ...] = (
     Hashing,
     MoveOrdering,
@@ -225,6 +287,9 @@ ALL: tuple[type, ...] = (
     FixedMoveNames,
     PlaceMoves,
     ImperfectInformation,
+    Determinization,
+    PerfectInformationView,
+    BeliefStates,
 )
 
 

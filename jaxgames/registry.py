@@ -26,6 +26,7 @@ _REGISTRY: dict[str, str] = {
     "go": "jaxgames.games.go:Go",
     "kuhn_poker": "jaxgames.games.poker.kuhn:KuhnPoker",
     "leduc_poker": "jaxgames.games.poker.leduc:LeducPoker",
+    "phantom_tictactoe": "jaxgames.games.phantom_tictactoe:PhantomTicTacToe",
 }
 
 _CACHE: dict[tuple, Game] = {}
