@@ -257,6 +257,62 @@ class PhantomTicTacToe(MoveListNotation, Game):
         key = key ^ jnp.where(state.num_moves % 2 == 1, jnp.asarray(ZOBRIST_SIDE), jnp.uint32(0))
         return TicTacToeState(board=board, num_moves=state.num_moves, winner=state.winner, hash=key)
 
+    # ------------------------------------------------------------------ belief states (host)
+    @property
+    def num_belief_states(self) -> int:
+        """S: the unfinished tic-tac-toe boards (no line, not full), :data:`BOARDS`."""
+        return len(BOARDS)
+
+    def belief(self, state: PhantomState, player: int) -> np.ndarray:
+        """bool[S]: the boards ``player`` thinks possible at their turn: their own marks,
+        the opponent's marks they ran into, and as many more opponent marks as the turn
+        says, anywhere else (the same set as :meth:`worlds`' boards)."""
+        view = np.asarray(state.view)[player]
+        me, opp = player + 1, 2 - player
+        mine, revealed = view == me, view == opp
+        count = mine.sum() + player
+        boards = BOARDS  # [S, 9]
+        return (
+            np.all((boards == me) == mine, axis=1)
+            & np.all((boards == opp) | ~revealed, axis=1)
+            & ((boards == opp).sum(axis=1) == count)
+        )
+
+    def belief_actions(self, belief: np.ndarray) -> np.ndarray:
+        """The cells empty in some board of ``belief``: a try of a cell the opponent holds
+        in every board shows nothing new and leaves the same player to move."""
+        return np.flatnonzero(np.any(BOARDS[belief] == 0, axis=0))
+
+    def belief_outcomes(self, belief: np.ndarray, action: int) -> list[tuple[str, object]]:
+        """``refused`` (the boards where the opponent holds the cell; the same player moves
+        again) and ``taken``: ``"win"`` when the mark completes a line, ``"fail"`` when
+        the board fills or some reply of the opponent (any empty cell) completes their line
+        or fills the board, else the boards after every reply (the player's next turn)."""
+        boards = BOARDS[belief]  # [k, 9]
+        me = 1 if (boards[0] != 0).sum() % 2 == 0 else 2
+        outcomes: list[tuple[str, object]] = []
+        refused = belief.copy()
+        refused[belief] = (boards[:, action] != 0) & (boards[:, action] != me)
+        if refused.any():
+            outcomes.append(("refused", refused))
+        placed = boards[boards[:, action] == 0].copy()
+        if not len(placed):
+            return outcomes
+        placed[:, action] = me
+        if np.all(_lines(placed, me)):
+            return outcomes + [("taken", "win")]
+        if np.any((placed != 0).all(axis=1)) or np.any(_lines(placed, me)):
+            return outcomes + [("taken", "fail")]  # a draw (the mixed case cannot happen)
+        replies = np.repeat(placed[:, None, :], 9, axis=1)  # [k, 9, 9]: each reply cell
+        empty = placed == 0  # [k, 9]
+        replies[:, np.arange(9), np.arange(9)] = np.where(empty, 3 - me, 0)
+        replies = replies[empty]  # [r, 9]
+        if np.any(_lines(replies, 3 - me)) or np.any((replies != 0).all(axis=1)):
+            return outcomes + [("taken", "fail")]
+        after = np.zeros_like(belief)
+        after[INDEX[_codes(replies)]] = True
+        return outcomes + [("taken", after)]
+
     # ------------------------------------------------------------------ host side
     position_formats = (("the tries from the start, cell digits 0-8 row by row", "4 4 0"),)
 
@@ -290,6 +346,30 @@ class PhantomTicTacToe(MoveListNotation, Game):
     def sample_positions(self) -> list[str]:
         """The start, an opening, and a refused try."""
         return ["start", "4", "4 4 0"]
+
+
+def _lines(boards: np.ndarray, piece: int) -> np.ndarray:
+    """bool[k]: which of ``boards`` (int8[k, 9]) hold a line of ``piece``."""
+    return np.all(boards[:, LINES] == piece, axis=2).any(axis=1)
+
+
+def _codes(boards: np.ndarray) -> np.ndarray:
+    """int[k]: each board as a base-3 number (cell i: digit i)."""
+    return boards.astype(np.int64) @ (3 ** np.arange(9))
+
+
+def _unfinished_boards() -> np.ndarray:
+    """int8[S, 9]: every board of legal play with no line and an empty cell."""
+    all_boards = (np.arange(3**9)[:, None] // 3 ** np.arange(9)) % 3  # [19683, 9]
+    x, o = (all_boards == 1).sum(1), (all_boards == 2).sum(1)
+    keep = ((x == o) | (x == o + 1)) & (x + o < 9)
+    keep &= ~_lines(all_boards, 1) & ~_lines(all_boards, 2)
+    return all_boards[keep].astype(np.int8)
+
+
+BOARDS: np.ndarray = _unfinished_boards()  # [S, 9]: the belief states' enumerated list
+INDEX: np.ndarray = np.full(3**9, -1, np.int64)  # [19683]: base-3 code -> row of BOARDS
+INDEX[_codes(BOARDS)] = np.arange(len(BOARDS))
 
 
 def _history_key(history: PhantomHistory) -> jax.Array:

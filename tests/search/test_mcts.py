@@ -76,8 +76,8 @@ def test_visits_concentrate_on_the_minimax_move_of_random_trees_as_simulations_g
     few = mcts_batch(packed.game, packed.roots, 12, 0, nodes=NODES)
     many = mcts_batch(packed.game, packed.roots, 2000, 0, nodes=NODES)
     shares = {
-        name: np.array([visit_share(r, best[i])[i] for i in clear]) for name, r in
-        (("few", few), ("many", many))
+        name: np.array([visit_share(r, best[i])[i] for i in clear])
+        for name, r in (("few", few), ("many", many))
     }
     assert np.all(np.asarray(many.action)[clear] == best[clear])
     assert shares["many"].mean() > shares["few"].mean() + 0.1
