@@ -138,6 +138,37 @@ class ExpectiminimaxAgent:
         return np.asarray(expectiminimax_batch(game, states, self.depth).best_action)
 
 
+@dataclasses.dataclass(frozen=True)
+class PIMCAgent:
+    """Perfect-information Monte Carlo (:func:`jaxgames.search.pimc.pimc`): ``worlds``
+    worlds consistent with what the mover has seen, each action solved exactly in each, the
+    best average. Games of imperfect information."""
+
+    spec: str
+    worlds: int = 16
+
+    def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
+        from jaxgames.search.pimc import pimc
+
+        return pimc(game, states, self.worlds, seed).action
+
+
+@dataclasses.dataclass(frozen=True)
+class ISMCTSAgent:
+    """Single-observer information-set MCTS (:func:`jaxgames.search.ismcts.ismcts`), one
+    world drawn per simulation; the root action with the most visits. Games of imperfect
+    information without chance nodes."""
+
+    spec: str
+    simulations: int = 1000
+    c: float = 0.7
+
+    def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
+        from jaxgames.search.ismcts import ismcts
+
+        return ismcts(game, states, self.simulations, seed, self.c).action
+
+
 OPENSPIEL_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe"}
 """Games whose action numbers are OpenSpiel's (checked move by move in the games' tests)."""
 
@@ -207,6 +238,8 @@ KINDS: dict[str, tuple[Callable[..., Agent | ReplayAgent], dict[str, Any]]] = {
     ),
     "alphabeta": (AlphaBetaAgent, {"depth": int}),
     "expectiminimax": (ExpectiminimaxAgent, {"depth": int}),
+    "pimc": (PIMCAgent, {"worlds": int}),
+    "ismcts": (ISMCTSAgent, {"simulations": int, "c": float}),
     "openspiel": (OpenSpielMCTSAgent, {"simulations": int, "c": float, "rollouts": int}),
 }
 """Agent kinds: the constructor and the options it takes (their types, or their choices)."""
@@ -242,7 +275,7 @@ def parse_agent(spec: str) -> Agent | ReplayAgent:
             known = ", ".join(options) or "none"
             raise GameError(f"agent {spec!r}: unknown option {item!r}; {kind} takes: {known}")
         values[key] = _value(text, options[key], f"agent {spec!r}: {key}")
-    for key in ("simulations", "depth", "rollouts"):
+    for key in ("simulations", "depth", "rollouts", "worlds"):
         if key in values and values[key] < 1:
             raise GameError(f"agent {spec!r}: {key} must be >= 1, got {values[key]}")
     return make(spec=spec.strip(), **values)
@@ -252,6 +285,8 @@ __all__ = [
     "Agent",
     "AlphaBetaAgent",
     "ExpectiminimaxAgent",
+    "ISMCTSAgent",
+    "PIMCAgent",
     "KINDS",
     "MCTSAgent",
     "OPENSPIEL_GAMES",

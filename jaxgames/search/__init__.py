@@ -11,16 +11,36 @@ from jaxgames.search.alphabeta import (
     alphabeta_batch,
     fit_probcut,
 )
+from jaxgames.search.belief import (
+    AndOrResult,
+    ObservationHistory,
+    Plan,
+    and_or_search,
+    observation_history,
+    sample_world,
+)
 from jaxgames.search.cfr import CFRResult, CFRSolver, GameTree, build_tree, cfr
 from jaxgames.search.expectiminimax import PRUNINGS, expectiminimax, expectiminimax_batch
+from jaxgames.search.ismcts import ISMCTSResult, ismcts
 from jaxgames.search.maxn import maxn, maxn_batch, paranoid, paranoid_batch
 from jaxgames.search.mcts import MCTSResult, mcts, mcts_batch
 from jaxgames.search.minimax import minimax, minimax_batch, solve
 from jaxgames.search.perft import PerftResult, distinct_positions, perft
+from jaxgames.search.pimc import PIMCResult, pimc
 from jaxgames.search.result import BatchSearchResult, SearchResult
 from jaxgames.search.retrograde import ValueIterationResult, enumerate_states, value_iteration
 
 __all__ = [
+    "AndOrResult",
+    "ISMCTSResult",
+    "ObservationHistory",
+    "PIMCResult",
+    "Plan",
+    "and_or_search",
+    "ismcts",
+    "observation_history",
+    "pimc",
+    "sample_world",
     "AlphaBetaOptions",
     "BatchSearchResult",
     "CFRResult",

@@ -384,9 +384,7 @@ class Search:
         acts = moves.actions(config, listed)
         view = self._view(game.player(child))
         if config.max_moves > UNROLL:
-            values = jax.vmap(lambda a: self._leaf(game.step(child, a))[view])(
-                jnp.maximum(acts, 0)
-            )
+            values = jax.vmap(lambda a: self._leaf(game.step(child, a))[view])(jnp.maximum(acts, 0))
             values = jnp.where(legal, values, NEG_INF)
             slot = jnp.argmax(values)
             return jnp.max(values), acts[slot], jnp.sum(legal, dtype=jnp.int32)

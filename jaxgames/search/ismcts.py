@@ -1,0 +1,206 @@
+"""Single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley and Whitehouse 2012,
+"Information Set Monte Carlo Tree Search", Algorithm 2), many roots at once on the device.
+
+One tree per root, grown for the root's player to move (the observer). Each iteration
+draws a world (a determinization) consistent with what the observer has seen
+(:func:`~jaxgames.search.belief.sample_world`), and in it:
+
+* **select**: from the root, while every action legal in this world has been tried at the
+  node, take the action maximising ``Q/n + c sqrt(ln n' / n)``, where ``n'`` (the
+  *availability* count) is how many times the action was legal when its node was visited,
+  not the node's visits: an action seen in few worlds is not penalised for it;
+* **expand** one action legal in this world and not tried yet at the node (at random);
+* **simulate**: random play to the end, in this world;
+* **backpropagate**: each edge on the path counts the visit and the result for the player
+  who chose it; each node on the path counts every action legal there in this world as
+  available once more.
+
+What a node is: the path from the root as (action, the player to move after it). For the
+observer's own actions that is what the observer sees of them when moving again means they
+were refused (phantom tic-tac-toe); the opponent's actions are edges as if the observer saw
+them, as in SO-ISMCTS (the observer's information sets below the root are then split
+finer than what the observer actually sees where the opponent's moves are hidden; the POM
+variant of the paper would merge them). The root, which chooses the move, is the
+observer's information set exactly. Games without chance nodes.
+
+This is its own loop, not :mod:`jaxgames.search.mcts`: that engine's node holds one state
+and its edges the moves of that state, where an ISMCTS node stands for many states and
+its edges are the union of their moves, with availability counts.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxgames.game import Game, GameError
+from jaxgames.search.belief import observation_history, sample_world
+
+
+class ISMCTSResult(NamedTuple):
+    """What ``B`` searches found (``A`` actions)."""
+
+    action: np.ndarray  # int32[B]: the root action with the most visits
+    visits: np.ndarray  # int32[B, A]: the root's edge visits
+    q: np.ndarray  # float32[B, A]: the root's mean results for the observer, in [0, 1]
+    stats: dict[str, Any]
+
+
+class _Tree(NamedTuple):
+    child: jax.Array  # int32[M, A, P]: node after (action, next mover), -1 none
+    visits: jax.Array  # float32[M, A]: n, per edge
+    total: jax.Array  # float32[M, A]: summed results for the node's mover, in [0, 1]
+    avail: jax.Array  # float32[M, A]: n', times the action was legal at a visit
+    mover: jax.Array  # int32[M]
+    size: jax.Array  # int32[]: nodes in use
+
+
+def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.Array, key):
+    """One root's search: ``worlds [S]`` (one per iteration) -> its tree."""
+    a_n, p_n, m = game.num_actions, game.num_players, simulations + 1
+    depth_max = game.max_game_length + 1
+    tree = _Tree(
+        child=jnp.full((m, a_n, p_n), -1, jnp.int32),
+        visits=jnp.zeros((m, a_n), jnp.float32),
+        total=jnp.zeros((m, a_n), jnp.float32),
+        avail=jnp.zeros((m, a_n), jnp.float32),
+        mover=jnp.zeros((m,), jnp.int32).at[0].set(mover),
+        size=jnp.int32(1),
+    )
+
+    def iteration(i, tree: _Tree) -> _Tree:
+        world = jax.tree.map(lambda x: x[i], worlds)
+        k_select, k_roll = jax.random.split(jax.random.fold_in(key, i))
+
+        # select and expand: until a new node is made or the game ends
+        def go_on(carry):
+            _, _, _, _, _, stop, _ = carry
+            return ~stop
+
+        def descend(carry):
+            tree, node, state, path_n, path_a, stop, depth = carry
+            legal = game.legal_mask(state)  # [A]
+            tried = tree.visits[node] > 0
+            untried = legal & ~tried
+            u = jax.random.uniform(jax.random.fold_in(k_select, depth), (a_n,))
+            n = jnp.maximum(tree.visits[node], 1.0)
+            ucb = tree.total[node] / n + c * jnp.sqrt(
+                jnp.log(jnp.maximum(tree.avail[node], 1.0)) / n
+            )
+            expand = jnp.any(untried)
+            score = jnp.where(
+                expand, jnp.where(untried, u, -1.0), jnp.where(legal, ucb + 1e-6 * u, -jnp.inf)
+            )
+            action = jnp.argmax(score).astype(jnp.int32)
+            after = game.step(state, action)
+            nxt_mover = game.player(after)
+            slot = jnp.clip(nxt_mover, 0, p_n - 1)
+            known = tree.child[node, action, slot]
+            done = game.terminal(after)
+            make = (known < 0) & ~done  # a new information set: add it, then simulate
+            new = jnp.where(make, tree.size, known)
+            tree = tree._replace(
+                avail=tree.avail.at[node].add(legal.astype(jnp.float32)),
+                child=tree.child.at[node, action, slot].set(jnp.where(make, tree.size, known)),
+                mover=tree.mover.at[jnp.where(make, tree.size, m - 1)].set(
+                    jnp.where(make, nxt_mover, tree.mover[m - 1])
+                ),
+                size=tree.size + make.astype(jnp.int32),
+            )
+            path_n = path_n.at[depth].set(node)
+            path_a = path_a.at[depth].set(action)
+            stop = make | done | expand | (tree.size >= m)
+            return tree, new, after, path_n, path_a, stop, depth + 1
+
+        path0 = jnp.full((depth_max,), -1, jnp.int32)
+        tree, _, state, path_n, path_a, _, depth = jax.lax.while_loop(
+            go_on, descend, (tree, jnp.int32(0), world, path0, path0, jnp.bool_(False), 0)
+        )
+
+        # simulate: random play to the end of this world
+        def roll(carry):
+            s, j = carry
+            legal = game.legal_mask(s)
+            logits = jnp.where(legal, 0.0, -jnp.inf)
+            a = jax.random.categorical(jax.random.fold_in(k_roll, j), logits)
+            return game.step(s, a), j + 1
+
+        final, _ = jax.lax.while_loop(
+            lambda carry: ~game.terminal(carry[0]) & (carry[1] < depth_max), roll, (state, 0)
+        )
+        result = (game.utility(final) - game.utility_min) / (game.utility_max - game.utility_min)
+
+        # backpropagate along the path
+        on_path = jnp.arange(depth_max) < depth
+        nodes = jnp.where(on_path, path_n, m - 1)  # row m - 1 soaks up the padding
+        actions = jnp.where(on_path, path_a, 0)
+        reward = result[tree.mover[nodes]] * on_path
+        return tree._replace(
+            visits=tree.visits.at[nodes, actions].add(on_path.astype(jnp.float32)),
+            total=tree.total.at[nodes, actions].add(reward),
+        )
+
+    return jax.lax.fori_loop(0, simulations, iteration, tree)
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _search(game: Game, c: float, simulations: int, worlds: Any, movers: jax.Array, key):
+    keys = jax.random.split(key, movers.shape[0])
+    trees = jax.vmap(lambda w, p, k: _search_one(game, c, simulations, w, p, k))(
+        worlds, movers, keys
+    )
+    return trees.visits[:, 0], trees.total[:, 0], trees.size
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _histories(game: Game, states: Any):
+    movers = jax.vmap(game.player)(states)
+    return movers, jax.vmap(functools.partial(observation_history, game))(states, movers)
+
+
+def ismcts(
+    game: Game, states: Any, simulations: int = 1000, key: jax.Array | int = 0, c: float = 0.7
+) -> ISMCTSResult:
+    """SO-ISMCTS at each of a batch ``[B]`` of decision states, for the player to move.
+
+    Args:
+        game: a game with :class:`~jaxgames.capabilities.ImperfectInformation` and no chance
+            nodes; worlds are drawn by :func:`~jaxgames.search.belief.sample_world`.
+        states: the true states ``[B]``; only what the mover has seen is read from them.
+        simulations: iterations per root (one world each).
+        key: a JAX key or an int seed.
+        c: the exploration constant on results scaled to [0, 1] (0.7, as in the paper).
+
+    Returns:
+        An :class:`ISMCTSResult`.
+    """
+    if game.num_chance_outcomes:
+        raise GameError(f"ismcts: {game.name} has chance nodes; this ISMCTS takes none")
+    if simulations < 1:
+        raise GameError(f"ismcts: simulations must be >= 1, got {simulations}")
+    started = time.perf_counter()
+    key = jax.random.key(key) if isinstance(key, int) else key
+    k_worlds, k_search = jax.random.split(key)
+    movers, history = _histories(game, states)
+    worlds = sample_world(game, history, k_worlds, simulations)  # [B, S]
+    visits, total, size = jax.device_get(
+        _search(game, float(c), simulations, worlds, movers, k_search)
+    )
+    legal = np.asarray(jax.vmap(game.legal_mask)(states))
+    q = np.where(visits > 0, total / np.maximum(visits, 1), 0.0).astype(np.float32)
+    score = np.where(legal, visits + 1e-3 * q, -1.0)
+    action = np.where(legal.any(1), np.argmax(score, axis=1), -1).astype(np.int32)
+    stats = {
+        "simulations": simulations,
+        "nodes": int(np.sum(size)),
+        "time_s": time.perf_counter() - started,
+    }
+    return ISMCTSResult(action, visits.astype(np.int32), q, stats)
+
+
+__all__ = ["ISMCTSResult", "ismcts"]
