@@ -15,13 +15,15 @@ draws a world (a determinization) consistent with what the observer has seen
   who chose it; each node on the path counts every action legal there in this world as
   available once more.
 
-What a node is: the path from the root as (action, the player to move after it). For the
-observer's own actions that is what the observer sees of them when moving again means they
-were refused (phantom tic-tac-toe); the opponent's actions are edges as if the observer saw
-them, as in SO-ISMCTS (the observer's information sets below the root are then split
-finer than what the observer actually sees where the opponent's moves are hidden; the POM
-variant of the paper would merge them). The root, which chooses the move, is the
-observer's information set exactly. Games without chance nodes.
+What a node is: an information set of the observer. The child of an edge is looked up by
+the observer's information-state key after the action and the player then to move (up to
+:data:`OUTCOMES` of them per edge), so what the observer learns from an action (a refused
+try in phantom tic-tac-toe, a peek at a hidden card) splits the tree, and worlds the
+observer cannot tell apart share a node. The opponent's actions are edges as if the
+observer saw them, as in SO-ISMCTS: below the root the tree is then finer than what the
+observer sees where the opponent's moves are hidden (the paper's POM variant would merge
+them). The root, which chooses the move, is the observer's information set exactly. Games
+without chance nodes.
 
 This is its own loop, not :mod:`jaxgames.search.mcts`: that engine's node holds one state
 and its edges the moves of that state, where an ISMCTS node stands for many states and
@@ -52,7 +54,9 @@ class ISMCTSResult(NamedTuple):
 
 
 class _Tree(NamedTuple):
-    child: jax.Array  # int32[M, A, P]: node after (action, next mover), -1 none
+    child: jax.Array  # int32[M, A, K]: the node after the action, one per outcome the
+    # observer told apart (their information-state key after it), -1 none
+    key: jax.Array  # int32[M, A, K]: that key
     visits: jax.Array  # float32[M, A]: n, per edge
     total: jax.Array  # float32[M, A]: summed results for the node's mover, in [0, 1]
     avail: jax.Array  # float32[M, A]: n', times the action was legal at a visit
@@ -60,12 +64,18 @@ class _Tree(NamedTuple):
     size: jax.Array  # int32[]: nodes in use
 
 
+OUTCOMES = 4
+"""Information sets of the observer kept per edge (K): what the observer can tell apart
+after one action (phantom tic-tac-toe: taken or refused; after the opponent's move: one)."""
+
+
 def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.Array, key):
-    """One root's search: ``worlds [S]`` (one per iteration) -> its tree."""
-    a_n, p_n, m = game.num_actions, game.num_players, simulations + 1
+    """One root's search for the observer ``mover``: ``worlds [S]`` (one per iteration)."""
+    a_n, m = game.num_actions, simulations + 1
     depth_max = game.max_game_length + 1
     tree = _Tree(
-        child=jnp.full((m, a_n, p_n), -1, jnp.int32),
+        child=jnp.full((m, a_n, OUTCOMES), -1, jnp.int32),
+        key=jnp.zeros((m, a_n, OUTCOMES), jnp.int32),
         visits=jnp.zeros((m, a_n), jnp.float32),
         total=jnp.zeros((m, a_n), jnp.float32),
         avail=jnp.zeros((m, a_n), jnp.float32),
@@ -98,23 +108,37 @@ def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.
             )
             action = jnp.argmax(score).astype(jnp.int32)
             after = game.step(state, action)
-            nxt_mover = game.player(after)
-            slot = jnp.clip(nxt_mover, 0, p_n - 1)
-            known = tree.child[node, action, slot]
+            # the child is the observer's information set after the action: look its key
+            # up among the action's outcomes seen so far
+            seen_as = game.information_state_key(after, mover)
+            outcomes = tree.child[node, action]  # [K]
+            nxt = game.player(after)  # part of the node too: a node has one mover
+            match = (
+                (outcomes >= 0)
+                & (tree.key[node, action] == seen_as)
+                & (tree.mover[jnp.maximum(outcomes, 0)] == nxt)
+            )
+            free = outcomes < 0
+            slot = jnp.where(jnp.any(match), jnp.argmax(match), jnp.argmax(free))
+            known = jnp.where(jnp.any(match), outcomes[slot], -1)
             done = game.terminal(after)
-            make = (known < 0) & ~done  # a new information set: add it, then simulate
+            room = jnp.any(match) | jnp.any(free)  # else: simulate from here, add nothing
+            make = (known < 0) & ~done & room & (tree.size < m)
             new = jnp.where(make, tree.size, known)
             tree = tree._replace(
                 avail=tree.avail.at[node].add(legal.astype(jnp.float32)),
-                child=tree.child.at[node, action, slot].set(jnp.where(make, tree.size, known)),
+                child=tree.child.at[node, action, slot].set(new),
+                key=tree.key.at[node, action, slot].set(
+                    jnp.where(make, seen_as, tree.key[node, action, slot])
+                ),
                 mover=tree.mover.at[jnp.where(make, tree.size, m - 1)].set(
-                    jnp.where(make, nxt_mover, tree.mover[m - 1])
+                    jnp.where(make, nxt, tree.mover[m - 1])
                 ),
                 size=tree.size + make.astype(jnp.int32),
             )
             path_n = path_n.at[depth].set(node)
             path_a = path_a.at[depth].set(action)
-            stop = make | done | expand | (tree.size >= m)
+            stop = (new < 0) | make | done | expand
             return tree, new, after, path_n, path_a, stop, depth + 1
 
         path0 = jnp.full((depth_max,), -1, jnp.int32)
