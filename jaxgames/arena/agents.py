@@ -156,17 +156,19 @@ class PIMCAgent:
 @dataclasses.dataclass(frozen=True)
 class ISMCTSAgent:
     """Single-observer information-set MCTS (:func:`jaxgames.search.ismcts.ismcts`), one
-    world drawn per simulation; the root action with the most visits. Games of imperfect
-    information without chance nodes."""
+    world drawn per simulation; the root action with the most visits; ``merge=true``: the
+    opponent's unseen moves lead to one node. Games of imperfect information without chance
+    nodes."""
 
     spec: str
     simulations: int = 1000
     c: float = 0.7
+    merge: bool = False
 
     def __call__(self, game: Game, states: Any, seed: int) -> np.ndarray:
         from jaxgames.search.ismcts import ismcts
 
-        return ismcts(game, states, self.simulations, seed, self.c).action
+        return ismcts(game, states, self.simulations, seed, self.c, self.merge).action
 
 
 OPENSPIEL_GAMES = {"connect4": "connect_four", "tictactoe": "tic_tac_toe"}
@@ -239,7 +241,7 @@ KINDS: dict[str, tuple[Callable[..., Agent | ReplayAgent], dict[str, Any]]] = {
     "alphabeta": (AlphaBetaAgent, {"depth": int}),
     "expectiminimax": (ExpectiminimaxAgent, {"depth": int}),
     "pimc": (PIMCAgent, {"worlds": int}),
-    "ismcts": (ISMCTSAgent, {"simulations": int, "c": float}),
+    "ismcts": (ISMCTSAgent, {"simulations": int, "c": float, "merge": bool}),
     "openspiel": (OpenSpielMCTSAgent, {"simulations": int, "c": float, "rollouts": int}),
 }
 """Agent kinds: the constructor and the options it takes (their types, or their choices)."""

@@ -69,7 +69,9 @@ OUTCOMES = 4
 after one action (phantom tic-tac-toe: taken or refused; after the opponent's move: one)."""
 
 
-def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.Array, key):
+def _search_one(
+    game: Game, c: float, merge: bool, simulations: int, worlds: Any, mover: jax.Array, key
+):
     """One root's search for the observer ``mover``: ``worlds [S]`` (one per iteration)."""
     a_n, m = game.num_actions, simulations + 1
     depth_max = game.max_game_length + 1
@@ -111,11 +113,14 @@ def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.
             # the child is the observer's information set after the action: look its key
             # up among the action's outcomes seen so far
             seen_as = game.information_state_key(after, mover)
-            outcomes = tree.child[node, action]  # [K]
+            # the opponent's moves the observer does not see lead to the same information
+            # set of the observer: with merge_hidden, they share one column of children
+            column = jnp.where(merge & (tree.mover[node] != mover), 0, action)
+            outcomes = tree.child[node, column]  # [K]
             nxt = game.player(after)  # part of the node too: a node has one mover
             match = (
                 (outcomes >= 0)
-                & (tree.key[node, action] == seen_as)
+                & (tree.key[node, column] == seen_as)
                 & (tree.mover[jnp.maximum(outcomes, 0)] == nxt)
             )
             free = outcomes < 0
@@ -127,9 +132,9 @@ def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.
             new = jnp.where(make, tree.size, known)
             tree = tree._replace(
                 avail=tree.avail.at[node].add(legal.astype(jnp.float32)),
-                child=tree.child.at[node, action, slot].set(new),
-                key=tree.key.at[node, action, slot].set(
-                    jnp.where(make, seen_as, tree.key[node, action, slot])
+                child=tree.child.at[node, column, slot].set(new),
+                key=tree.key.at[node, column, slot].set(
+                    jnp.where(make, seen_as, tree.key[node, column, slot])
                 ),
                 mover=tree.mover.at[jnp.where(make, tree.size, m - 1)].set(
                     jnp.where(make, nxt, tree.mover[m - 1])
@@ -172,10 +177,12 @@ def _search_one(game: Game, c: float, simulations: int, worlds: Any, mover: jax.
     return jax.lax.fori_loop(0, simulations, iteration, tree)
 
 
-@functools.partial(jax.jit, static_argnums=(0, 1, 2))
-def _search(game: Game, c: float, simulations: int, worlds: Any, movers: jax.Array, key):
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+def _search(
+    game: Game, c: float, merge: bool, simulations: int, worlds: Any, movers: jax.Array, key
+):
     keys = jax.random.split(key, movers.shape[0])
-    trees = jax.vmap(lambda w, p, k: _search_one(game, c, simulations, w, p, k))(
+    trees = jax.vmap(lambda w, p, k: _search_one(game, c, merge, simulations, w, p, k))(
         worlds, movers, keys
     )
     return trees.visits[:, 0], trees.total[:, 0], trees.size
@@ -188,7 +195,12 @@ def _histories(game: Game, states: Any):
 
 
 def ismcts(
-    game: Game, states: Any, simulations: int = 1000, key: jax.Array | int = 0, c: float = 0.7
+    game: Game,
+    states: Any,
+    simulations: int = 1000,
+    key: jax.Array | int = 0,
+    c: float = 0.7,
+    merge_hidden: bool = False,
 ) -> ISMCTSResult:
     """SO-ISMCTS at each of a batch ``[B]`` of decision states, for the player to move.
 
@@ -199,6 +211,11 @@ def ismcts(
         simulations: iterations per root (one world each).
         key: a JAX key or an int seed.
         c: the exploration constant on results scaled to [0, 1] (0.7, as in the paper).
+        merge_hidden: the opponent's edges (each with its own statistics, by which the
+            opponent selects) all lead to the observer's one next information set, as the
+            observer cannot tell them apart (the tree's nodes are then exactly the
+            observer's information sets, as in the paper's POM variant, except that the
+            opponent still picks among his own moves rather than among classes of them).
 
     Returns:
         An :class:`ISMCTSResult`.
@@ -213,7 +230,7 @@ def ismcts(
     movers, history = _histories(game, states)
     worlds = sample_world(game, history, k_worlds, simulations)  # [B, S]
     visits, total, size = jax.device_get(
-        _search(game, float(c), simulations, worlds, movers, k_search)
+        _search(game, float(c), bool(merge_hidden), simulations, worlds, movers, k_search)
     )
     legal = np.asarray(jax.vmap(game.legal_mask)(states))
     q = np.where(visits > 0, total / np.maximum(visits, 1), 0.0).astype(np.float32)
