@@ -92,7 +92,6 @@ class PhantomTicTacToe(MoveListNotation, Game):
     zero_sum = True
     max_game_length = 17  # 9 marks and at most 8 refused tries (OpenSpiel's bound)
     observation_shape = (27,)
-    moves_are_places = True
     max_worlds = 512  # Determinization: candidate hidden sets, one per set of cells
 
     def __init__(self) -> None:
