@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--games", type=int, default=50, help="per level (colours alternate)")
-    parser.add_argument("--agent", default="mcts:simulations=1000,selection=rave")
+    parser.add_argument("--agent", default="mcts:simulations=2000,selection=rave")
     parser.add_argument("--size", type=int, default=9)
     parser.add_argument("--komi", type=float, default=7.5)
     parser.add_argument("--seed", type=int, default=0)
