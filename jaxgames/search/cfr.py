@@ -1,8 +1,8 @@
 """Counterfactual regret minimisation (CFR, CFR+) over a whole game tree, as array programs.
 
 A game of imperfect information (the capability
-:class:`~jaxgames.capabilities.ImperfectInformation`) small enough to enumerate (Kuhn poker:
-58 histories, Leduc hold'em: about 9,500) is solved the way Zinkevich et al. (2007) describe,
+:class:`~jaxgames.capabilities.ImperfectInformation`) small enough to enumerate (tens of
+thousands of histories at most) is solved the way Zinkevich et al. (2007) describe,
 but with no recursion per node and iteration:
 
 1. **Once, on the host**, the histories are enumerated breadth-first with the game's own

@@ -17,8 +17,8 @@ draws a world (a determinization) consistent with what the observer has seen
 
 What a node is: an information set of the observer. The child of an edge is looked up by
 the observer's information-state key after the action and the player then to move (up to
-:data:`OUTCOMES` of them per edge), so what the observer learns from an action (a refused
-try in phantom tic-tac-toe, a peek at a hidden card) splits the tree, and worlds the
+:data:`OUTCOMES` of them per edge), so what the observer learns from an action (a move
+refused because of something hidden, a peek at a hidden card) splits the tree, and worlds the
 observer cannot tell apart share a node. The opponent's actions are edges as if the
 observer saw them, as in SO-ISMCTS: below the root the tree is then finer than what the
 observer sees where the opponent's moves are hidden (the paper's POM variant would merge
@@ -66,7 +66,8 @@ class _Tree(NamedTuple):
 
 OUTCOMES = 4
 """Information sets of the observer kept per edge (K): what the observer can tell apart
-after one action (phantom tic-tac-toe: taken or refused; after the opponent's move: one)."""
+after one action (a try that may be refused: taken or refused; after the opponent's move:
+one)."""
 
 
 def _search_one(

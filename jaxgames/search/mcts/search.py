@@ -69,10 +69,11 @@ GOLDEN = 0.6180339887  # the golden ratio's fraction: a low-discrepancy step
 EDGES_PER_NODE = 64
 """Edges kept per node by default for games whose lists can be wider than
 :data:`FULL_LISTS_UP_TO` (a node whose list does not fit stays a leaf): their lists are
-mostly far shorter than their bound (chess: 218 at most, some 35 typical)."""
+mostly far shorter than their bound (a bound of some 200 moves, some 35 typical)."""
 FULL_LISTS_UP_TO = 128
 """Games whose widest list is at most this get room for a full list at every node: their
-lists are mostly near their bound (Go on 9x9: 82 at most, some 50-80 in play)."""
+lists are mostly near their bound (a board game that places stones on a small board: 82
+at most, some 50-80 in play)."""
 
 
 @dataclasses.dataclass(frozen=True)
