@@ -90,13 +90,14 @@ def _search_one(
         world = jax.tree.map(lambda x: x[i], worlds)
         k_select, k_roll = jax.random.split(jax.random.fold_in(key, i))
 
-        # select and expand: until a new node is made or the game ends
+        # select and expand: until a new node is made or the game ends. The descent only
+        # reads the tree; what it changes is recorded and written once after it, so that
+        # the tree is not copied at every step of the loop.
         def go_on(carry):
-            _, _, _, _, _, stop, _ = carry
-            return ~stop
+            return ~carry[4]
 
         def descend(carry):
-            tree, node, state, path_n, path_a, stop, depth = carry
+            node, state, path_n, path_a, _, depth, path_legal, new_edge = carry
             legal = game.legal_mask(state)  # [A]
             tried = tree.visits[node] > 0
             untried = legal & ~tried
@@ -130,26 +131,44 @@ def _search_one(
             done = game.terminal(after)
             room = jnp.any(match) | jnp.any(free)  # else: simulate from here, add nothing
             make = (known < 0) & ~done & room & (tree.size < m)
-            new = jnp.where(make, tree.size, known)
-            tree = tree._replace(
-                avail=tree.avail.at[node].add(legal.astype(jnp.float32)),
-                child=tree.child.at[node, column, slot].set(new),
-                key=tree.key.at[node, column, slot].set(
-                    jnp.where(make, seen_as, tree.key[node, column, slot])
-                ),
-                mover=tree.mover.at[jnp.where(make, tree.size, m - 1)].set(
-                    jnp.where(make, nxt, tree.mover[m - 1])
-                ),
-                size=tree.size + make.astype(jnp.int32),
-            )
             path_n = path_n.at[depth].set(node)
             path_a = path_a.at[depth].set(action)
-            stop = (new < 0) | make | done | expand
-            return tree, new, after, path_n, path_a, stop, depth + 1
+            path_legal = path_legal.at[depth].set(legal)
+            new_edge = jnp.where(make, jnp.stack([node, column, slot, seen_as, nxt]), new_edge)
+            stop = (known < 0) | done | expand
+            return known, after, path_n, path_a, stop, depth + 1, path_legal, new_edge
 
         path0 = jnp.full((depth_max,), -1, jnp.int32)
-        tree, _, state, path_n, path_a, _, depth = jax.lax.while_loop(
-            go_on, descend, (tree, jnp.int32(0), world, path0, path0, jnp.bool_(False), 0)
+        _, state, path_n, path_a, _, depth, path_legal, new_edge = jax.lax.while_loop(
+            go_on,
+            descend,
+            (
+                jnp.int32(0),
+                world,
+                path0,
+                path0,
+                jnp.bool_(False),
+                0,
+                jnp.zeros((depth_max, a_n), bool),
+                jnp.full((5,), -1, jnp.int32),
+            ),
+        )
+        made = new_edge[0] >= 0
+        e_node, e_column, e_slot, e_key, e_mover = (jnp.maximum(x, 0) for x in new_edge)
+        on_path = jnp.arange(depth_max) < depth
+        nodes = jnp.where(on_path, path_n, m - 1)  # row m - 1 soaks up the padding
+        tree = tree._replace(
+            avail=tree.avail.at[nodes].add((path_legal & on_path[:, None]).astype(jnp.float32)),
+            child=tree.child.at[e_node, e_column, e_slot].set(
+                jnp.where(made, tree.size, tree.child[e_node, e_column, e_slot])
+            ),
+            key=tree.key.at[e_node, e_column, e_slot].set(
+                jnp.where(made, e_key, tree.key[e_node, e_column, e_slot])
+            ),
+            mover=tree.mover.at[jnp.where(made, tree.size, m - 1)].set(
+                jnp.where(made, e_mover, tree.mover[m - 1])
+            ),
+            size=tree.size + made.astype(jnp.int32),
         )
 
         # simulate: random play to the end of this world
@@ -166,8 +185,6 @@ def _search_one(
         result = (game.utility(final) - game.utility_min) / (game.utility_max - game.utility_min)
 
         # backpropagate along the path
-        on_path = jnp.arange(depth_max) < depth
-        nodes = jnp.where(on_path, path_n, m - 1)  # row m - 1 soaks up the padding
         actions = jnp.where(on_path, path_a, 0)
         reward = result[tree.mover[nodes]] * on_path
         return tree._replace(
