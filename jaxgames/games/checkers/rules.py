@@ -177,13 +177,14 @@ class Checkers(CheckersNotation, CheckersEvaluation, Game):
             raise GameError("checkers: a square holds pieces of both sides")
         if kings & ~(black | white):
             raise GameError("checkers: a king on an empty square")
-        for side, pieces, rank in ((0, black, PROMOTION_RANK[0]), (1, white, PROMOTION_RANK[1])):
+        for colour, pieces, rank in (
+            ("Black", black, PROMOTION_RANK[0]),
+            ("White", white, PROMOTION_RANK[1]),
+        ):
             if bin(pieces).count("1") > 12:
-                raise GameError(f"checkers: {'Black' if side == 0 else 'White'} has more than 12 pieces")
+                raise GameError(f"checkers: {colour} has more than 12 pieces")
             if pieces & ~kings & rank:
-                raise GameError(
-                    f"checkers: a {'Black' if side == 0 else 'White'} man on its crowning row"
-                )
+                raise GameError(f"checkers: a {colour} man on its crowning row")
         if not 0 <= quiet <= QUIET_LIMIT:
             raise GameError(f"checkers: quiet-step count {quiet} outside 0..{QUIET_LIMIT}")
         lo = hi = 0
@@ -212,7 +213,5 @@ class Checkers(CheckersNotation, CheckersEvaluation, Game):
 
     def host_fields(self, state: CheckersState) -> tuple[int, int, int, int, int, int]:
         """(black, white, kings, player, jumper, quiet) of a concrete state as ints."""
-        return tuple(  # type: ignore[return-value]
-            int(np.asarray(x))
-            for x in (state.black, state.white, state.kings, state.player, state.jumper, state.quiet)
-        )
+        fields = (state.black, state.white, state.kings, state.player, state.jumper, state.quiet)
+        return tuple(int(np.asarray(x)) for x in fields)  # type: ignore[return-value]
