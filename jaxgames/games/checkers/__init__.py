@@ -41,7 +41,8 @@ Cake): a multi-jump is one move there and several steps here; ``perft(..., turns
 counts whole turns.
 
 The code lives in these modules: :mod:`.board` (squares, actions, the state, move
-generation), :mod:`.rules` (the game), :mod:`.evaluation`, :mod:`.notation`.
+generation), :mod:`.rules` (the game), :mod:`.evaluation`, :mod:`.notation`,
+:mod:`.endgames` (positions of up to 4 pieces numbered per material signature).
 """
 
 from jaxgames.games.checkers.board import CheckersState
