@@ -6,9 +6,9 @@ OpenSpiel's ``checkers`` on seeded random games.
 
 Perft counts whole moves (``perft(..., turns=True)``: a multi-jump, several steps here, is
 one move), as Aart Bik and Martin Fierz's Cake published them; one call counts every depth,
-and its time includes the compilation. The OpenSpiel comparison checks at every step the player to move, the legal
-action ids and names, the board, the terminal flag and at the end the returns
-(:mod:`jaxgames.bench.checkers_oracle`). Prints a line per part and writes JSON.
+and its time includes the compilation. The OpenSpiel comparison checks at every step the
+player to move, the legal action ids and names, the board, the terminal flag and at the end
+the returns (:mod:`jaxgames.bench.checkers_oracle`). Prints a line per part and writes JSON.
 """
 
 from __future__ import annotations
