@@ -55,8 +55,9 @@ def _key(table: np.ndarray, *index: Any) -> tuple[jax.Array, jax.Array]:
 
 
 class Checkers(CheckersNotation, CheckersEvaluation, CheckersEndgames, Game):
-    """English draughts (checkers) on 8x8 with OpenSpiel's rules and action ids; a
-    multi-jump is played one jump per step by the same player."""
+    """English draughts (checkers) 8x8, OpenSpiel's rules; a multi-jump is several steps.
+
+    Action ids are OpenSpiel's; each jump of a multi-jump is a step by the same player."""
 
     name = "checkers"
     num_players = 2
