@@ -137,6 +137,35 @@ class Enumeration(Protocol):
 
 
 @runtime_checkable
+class Endgames(Protocol):
+    """Endgame positions numbered per material signature (few pieces): a retrograde engine
+    builds one table per signature, smallest first, and reads a capture's result in the
+    table of the signature it leads to. An index may be a hole (no position): the engine
+    skips those. Indices and states are traced (one state or one index, like the protocol).
+    """
+
+    endgame_materials: tuple[tuple[int, ...], ...]  # the signatures, each a tuple of counts
+
+    def endgame_size(self, material: tuple[int, ...]) -> int:
+        """The number of indices of ``material`` (holes included)."""
+        ...
+
+    def endgame_material(self, state: State) -> jax.Array:
+        """``int32``: the position of ``state``'s signature in ``endgame_materials``, or
+        -1 when it has none (too many pieces)."""
+        ...
+
+    def endgame_index(self, material: tuple[int, ...], state: State) -> jax.Array:
+        """``int32`` in ``[0, endgame_size(material))``: the index of ``state``."""
+        ...
+
+    def endgame_state(self, material: tuple[int, ...], index: jax.Array) -> tuple[State, jax.Array]:
+        """``(state, valid bool)``: the inverse of :meth:`endgame_index`; ``valid`` is False
+        for a hole."""
+        ...
+
+
+@runtime_checkable
 class Sampling(Protocol):
     """A random legal move drawn without building the legal mask (BATCHED)."""
 
@@ -281,6 +310,7 @@ ALL: tuple[type, ...] = (
     ValueBounds,
     ImmediateLosses,
     Enumeration,
+    Endgames,
     Sampling,
     Scoring,
     SolutionSummary,

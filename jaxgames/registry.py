@@ -22,6 +22,7 @@ _REGISTRY: dict[str, str] = {
     "pig": "jaxgames.games.pig:Pig",
     "chinese_checkers": "jaxgames.games.chinese_checkers:ChineseCheckers",
     "chess": "jaxgames.games.chess:Chess",
+    "checkers": "jaxgames.games.checkers:Checkers",
     "othello": "jaxgames.games.othello:Othello",
     "go": "jaxgames.games.go:Go",
     "kuhn_poker": "jaxgames.games.poker.kuhn:KuhnPoker",

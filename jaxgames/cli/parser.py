@@ -110,6 +110,12 @@ def _add_position_verbs(command: Command) -> None:
         "position", help="a position (default: the start), or the depth when only one is given"
     )
     p.add_argument("depth", nargs="?", help="the longest sequences counted (>= 1)")
+    p.add_argument(
+        "--turns",
+        action="store_true",
+        help="count whole turns: a player's steps until another is to move (a checkers "
+        "multi-jump is one move, as published perft tables count it)",
+    )
     p.set_defaults(run=cmd_perft)
 
 

@@ -126,7 +126,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     positive(depth, "depth", "perft")
     state = _state(game, position)
     with progress.status_line(shown(args)):
-        result = perft(game, state, depth)
+        result = perft(game, state, depth, turns=args.turns)
     plies = len(result.counts)
     while plies and result.counts[plies - 1] == 0:  # the game is over everywhere by then
         plies -= 1
