@@ -16,6 +16,7 @@ Writes ``results/phantom_<backend>.json``.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import sys
@@ -89,6 +90,60 @@ def oracle_games(n: int, seed: int = 24) -> dict[str, Any]:
     }
 
 
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+def best_against_random() -> dict[str, float]:
+    """The highest win probability any player can reach against the uniformly random
+    player, moving first and moving second: exact expectimax over the player's
+    information states (its own marks, the cells it found taken) with the exact
+    distribution of the opponent's hidden marks, in plain Python, independent of the
+    library. The random player's mark is uniform over the empty cells whatever it
+    tries first (a refused try is retried among the rest), and its refused tries are
+    not seen. This is the ceiling for the "ISMCTS against random" rows."""
+
+    def won(marks: int) -> bool:
+        return any(all(marks >> i & 1 for i in line) for line in LINES)
+
+    def normalised(weights: dict[int, float]) -> tuple[tuple[int, float], ...]:
+        total = sum(weights.values())
+        return tuple(sorted((w, round(p / total, 15)) for w, p in weights.items()))
+
+    @functools.cache
+    def choose(own: int, found: int, worlds: tuple[tuple[int, float], ...]) -> float:
+        best = 0.0
+        for cell in range(9):
+            if (own | found) >> cell & 1:
+                continue
+            taken = {w: p for w, p in worlds if w >> cell & 1}
+            free = {w: p for w, p in worlds if not w >> cell & 1}
+            value = 0.0
+            if taken:  # refused: the player learns the cell and tries again
+                value += sum(taken.values()) * choose(own, found | 1 << cell, normalised(taken))
+            if free:
+                mine = own | 1 << cell
+                after = 1.0 if won(mine) else reply(mine, found, normalised(free))
+                value += sum(free.values()) * after
+            best = max(best, value)
+        return best
+
+    @functools.cache
+    def reply(own: int, found: int, worlds: tuple[tuple[int, float], ...]) -> float:
+        value, going_on = 0.0, {}
+        for w, p in worlds:
+            empty = [c for c in range(9) if not (own | w) >> c & 1]
+            for cell in empty:  # a full board is a draw: no win
+                theirs = w | 1 << cell
+                if not won(theirs) and (own | theirs) != 511:
+                    going_on[theirs] = going_on.get(theirs, 0.0) + p / len(empty)
+        if going_on:
+            value = sum(going_on.values()) * choose(own, found, normalised(going_on))
+        return value
+
+    first, second = choose(0, 0, ((0, 1.0),)), reply(0, 0, ((0, 1.0),))
+    return {"first": first, "second": second, "alternating": (first + second) / 2}
+
+
 def one_match(game, agents: list[str], games: int, seed: int) -> dict[str, Any]:
     started = time.perf_counter()
     result = match(game, agents, games=games, seed=seed)
@@ -104,6 +159,14 @@ def one_match(game, agents: list[str], games: int, seed: int) -> dict[str, Any]:
         "elo_95": [result.elo_low, result.elo_high],
         "seconds_per_move": result.seconds_per_move(),
         "wall_s": round(time.perf_counter() - started, 1),
+        # the first agent's wins when it moved first and when it moved second
+        "wins_by_seat": [
+            sum(r.seats[seat] == agents[0] and r.utility[seat] > 0 for r in result.records)
+            for seat in (0, 1)
+        ],
+        "games_by_seat": [
+            sum(r.seats[seat] == agents[0] for r in result.records) for seat in (0, 1)
+        ],
     }
     print(result.summary(), f"({row['wall_s']} s)", flush=True)
     return row
@@ -129,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.oracle_games:
         result["openspiel_oracle"] = oracle_games(args.oracle_games)
         print(f"phantom_ttt vs OpenSpiel: {result['openspiel_oracle']}", flush=True)
+    result["best_win_rate_against_random"] = best_against_random()
+    print(f"best possible win rate against random: {result['best_win_rate_against_random']}")
     game = jaxgames.make("phantom_tictactoe")
     ismcts = f"ismcts:simulations={args.simulations}"
     pimc = f"pimc:worlds={args.worlds}"
