@@ -436,11 +436,14 @@ class Probe(NamedTuple):
     distance: Any  # int16[...]: plies to the end (mate); -1 for draws and misses
 
 
-def probe_one(game: Game, tables: TableSet, state: Any) -> Probe:
-    """The table value of ONE state (traced: a gather; use under ``jit``/``vmap``)."""
+def probe_one(game: Game, tables: TableSet, state: Any, distance: Any = None) -> Probe:
+    """The table value of ONE state (traced: a gather; use under ``jit``/``vmap``).
+    ``distance``: the tables' values (default ``tables.distance``), passed as an argument
+    of a jitted function so that its program does not hold them as a constant."""
+    distance = tables.distance if distance is None else distance
     slot, index = game.table_key(state, tables.names)
     offsets = jnp.asarray(tables.offsets.astype(np.int32))
-    stored = tables.distance[offsets[jnp.maximum(slot, 0)] + index]
+    stored = distance[offsets[jnp.maximum(slot, 0)] + index]
     found = (slot >= 0) & (stored != BROKEN)
     decided = found & (stored >= 0)
     wdl = jnp.where(decided, jnp.where(stored % 2 == 1, 1, -1), jnp.where(found, 0, NOT_FOUND))
@@ -449,7 +452,8 @@ def probe_one(game: Game, tables: TableSet, state: Any) -> Probe:
 
 @functools.cache
 def _probe_batch(game: Game, tables: TableSet) -> Callable:
-    return jax.jit(jax.vmap(functools.partial(probe_one, game, tables)))
+    one = functools.partial(probe_one, game, tables)
+    return jax.jit(jax.vmap(lambda state, distance: one(state, distance), in_axes=(0, None)))
 
 
 def probe(game: Game, states: Any, tables: TableSet | None = None) -> Probe:
@@ -458,8 +462,26 @@ def probe(game: Game, states: Any, tables: TableSet | None = None) -> Probe:
     game in the default folder."""
     if tables is None:
         tables = open_tables(game)
-    out = _probe_batch(game, tables)(states)
+    out = _probe_batch(game, tables)(states, tables.distance)
     return Probe(np.asarray(out.wdl), np.asarray(out.distance))
+
+
+@functools.cache
+def _children(game: Game, tables: TableSet) -> Callable:
+    """Jitted: one state and its legal actions ``int32[K]`` (``-1``: none) -> each child's
+    result for its player to move, ``(wdl int8[K], distance int16[K])``; a child the
+    rules end at once is scored by them (a checkmate: lost in 0)."""
+
+    def child(state, action, distance):
+        kid = game.step(state, jnp.maximum(action, 0))
+        got = probe_one(game, tables, kid, distance)
+        utility = game.utility(kid)[jnp.clip(game.player(kid), 0, 1)]
+        over = game.terminal(kid)
+        wdl = jnp.where(over, jnp.sign(utility).astype(jnp.int8), got.wdl)
+        distance = jnp.where(over, jnp.where(utility != 0, 0, -1), got.distance)
+        return wdl, distance.astype(jnp.int16)
+
+    return jax.jit(jax.vmap(child, in_axes=(None, 0, None)))
 
 
 def best_moves(game: Game, tables: TableSet, state: Any) -> tuple[Probe, list[int]]:
@@ -471,31 +493,22 @@ def best_moves(game: Game, tables: TableSet, state: Any) -> tuple[Probe, list[in
     if root.wdl == NOT_FOUND or bool(game.terminal(state)):
         return root, []
     if isinstance(game, MoveLists):
-        actions = [int(a) for a in np.asarray(game.legal_moves(state)) if a >= 0]
+        actions = np.asarray(game.legal_moves(state), np.int32)
     else:
-        actions = [int(a) for a in np.flatnonzero(np.asarray(game.legal_mask(state)))]
-    step = jax.jit(jax.vmap(game.step, in_axes=(None, 0)))
-    kids = step(state, jnp.asarray(actions, jnp.int32))
-    got = probe(game, kids, tables)
-    terminal = np.asarray(jax.vmap(game.terminal)(kids))
-    utility = np.asarray(jax.vmap(game.utility)(kids))
-    player = np.asarray(jax.vmap(game.player)(kids))
-    wdl = got.wdl.astype(np.int64)
-    distance = got.distance.astype(np.int64)
-    # a child the rules end at once: its result for its player to move
-    mover_u = utility[np.arange(len(actions)), np.clip(player, 0, 1)]
-    wdl = np.where(terminal, np.sign(mover_u).astype(np.int64), wdl)
-    distance = np.where(terminal, np.where(mover_u != 0, 0, -1), distance)
+        mask = np.asarray(game.legal_mask(state))
+        actions = np.where(mask, np.arange(mask.size), -1).astype(np.int32)
+    kids = _children(game, tables)(state, actions, tables.distance)
+    wdl, distance = (np.asarray(x, np.int64) for x in kids)
+    legal = actions >= 0
     if root.wdl == 1:
-        good = wdl == -1
-        best = distance[good].min(initial=0)
-        chosen = good & (distance == best)
+        chosen = legal & (wdl == -1)
+        chosen &= distance == (distance[chosen].min() if chosen.any() else 0)
     elif root.wdl == 0:
-        chosen = wdl == 0
+        chosen = legal & (wdl == 0)
     else:
-        best = distance.max(initial=0)
-        chosen = (wdl == 1) & (distance == best)
-    return root, [a for a, c in zip(actions, chosen, strict=True) if c]
+        chosen = legal & (wdl == 1)
+        chosen &= distance == (distance[chosen].max() if chosen.any() else 0)
+    return root, [int(a) for a in actions[chosen]]
 
 
 # ---------------------------------------------------------------- a game that knows them
