@@ -177,7 +177,7 @@ class TableSpace(Protocol):
 @runtime_checkable
 class PositionTables(Protocol):
     """Sub-spaces a game numbers for tables of exact values built by retrograde analysis
-    (chess endings by material)."""
+    (chess endings by material, checkers endgames by material signature)."""
 
     table_names: tuple[str, ...]  # the sub-spaces the game publishes tables of
 
@@ -204,35 +204,6 @@ class ExactValues(Protocol):
     def exact_values(self, state: State) -> tuple[jax.Array, jax.Array]:
         """``(known bool, values float32[num_players])``: whether the value is known, and
         it, on the utility scale (the utility of the end that perfect play reaches)."""
-        ...
-
-
-@runtime_checkable
-class Endgames(Protocol):
-    """Endgame positions numbered per material signature (few pieces): a retrograde engine
-    builds one table per signature, smallest first, and reads a capture's result in the
-    table of the signature it leads to. An index may be a hole (no position): the engine
-    skips those. Indices and states are traced (one state or one index, like the protocol).
-    """
-
-    endgame_materials: tuple[tuple[int, ...], ...]  # the signatures, each a tuple of counts
-
-    def endgame_size(self, material: tuple[int, ...]) -> int:
-        """The number of indices of ``material`` (holes included)."""
-        ...
-
-    def endgame_material(self, state: State) -> jax.Array:
-        """``int32``: the position of ``state``'s signature in ``endgame_materials``, or
-        -1 when it has none (too many pieces)."""
-        ...
-
-    def endgame_index(self, material: tuple[int, ...], state: State) -> jax.Array:
-        """``int32`` in ``[0, endgame_size(material))``: the index of ``state``."""
-        ...
-
-    def endgame_state(self, material: tuple[int, ...], index: jax.Array) -> tuple[State, jax.Array]:
-        """``(state, valid bool)``: the inverse of :meth:`endgame_index`; ``valid`` is False
-        for a hole."""
         ...
 
 
@@ -381,7 +352,6 @@ ALL: tuple[type, ...] = (
     ValueBounds,
     ImmediateLosses,
     Enumeration,
-    Endgames,
     PositionTables,
     ExactValues,
     Sampling,

@@ -29,7 +29,7 @@ from jaxgames.games.checkers.board import (
     sides,
     word_bits,
 )
-from jaxgames.games.checkers.endgames import CheckersEndgames
+from jaxgames.games.checkers.endgames import CheckersTables
 from jaxgames.games.checkers.evaluation import CheckersEvaluation
 from jaxgames.games.checkers.notation import CheckersNotation
 
@@ -54,7 +54,7 @@ def _key(table: np.ndarray, *index: Any) -> tuple[jax.Array, jax.Array]:
     return jnp.asarray(table[..., 0])[index], jnp.asarray(table[..., 1])[index]
 
 
-class Checkers(CheckersNotation, CheckersEvaluation, CheckersEndgames, Game):
+class Checkers(CheckersNotation, CheckersEvaluation, CheckersTables, Game):
     """English draughts (checkers) 8x8, OpenSpiel's rules; a multi-jump is several steps.
 
     Action ids are OpenSpiel's; each jump of a multi-jump is a step by the same player."""
