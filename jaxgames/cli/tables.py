@@ -1,6 +1,7 @@
 """The ``tables`` verb: build endgame tables by retrograde analysis, and probe them.
 
 jaxgames tables build chess KRK [--dir D]     build a table (and those it needs)
+jaxgames tables build checkers all            every table the game publishes
 jaxgames tables probe chess FEN [--dir D]     win/draw/loss, distance to mate, best move
 """
 
@@ -33,7 +34,8 @@ def cmd_tables_build(args: argparse.Namespace) -> int:
     from jaxgames.search.tables import build
 
     game = _game(args.game, "build")
-    names = [game.table_name(n) for n in args.material]  # every name checked first
+    wanted = [n for m in args.material for n in (game.table_names if m == "all" else [m])]
+    names = list(dict.fromkeys(game.table_name(n) for n in wanted))  # every name checked first
     log = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     with progress.status_line(shown(args)):
         for name in names:
@@ -78,7 +80,12 @@ def add_tables(command) -> None:
     sub.required = True
     b = sub.add_parser("build", help="build tables (and the smaller ones they need)")
     b.add_argument("game", help="a game with tables, e.g. chess")
-    b.add_argument("material", nargs="+", help="sub-spaces, e.g. KRK KQKR (chess: by material)")
+    b.add_argument(
+        "material",
+        nargs="+",
+        help="sub-spaces, e.g. KRK KQKR (chess: by material), KKvK (checkers: Black's pieces "
+        "v White's), or 'all': every table the game publishes",
+    )
     b.add_argument("--dir", help=DIR_HELP)
     b.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     b.set_defaults(run=cmd_tables_build)
