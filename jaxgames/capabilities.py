@@ -10,7 +10,7 @@ Each method takes ONE state, like the protocol's functions, unless it says other
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import jax
 import numpy as np
@@ -136,32 +136,74 @@ class Enumeration(Protocol):
         ...
 
 
+# Successor codes of :class:`TableExpansion` (values 1, 2, ... name a dependency's table).
+SUCCESSOR_NONE = -1  # no move in this slot
+SUCCESSOR_SELF = 0  # the successor is in the same table
+SUCCESSOR_DRAW = -2  # the successor is a draw the rules decide at once (bare kings)
+
+
+class TableExpansion(NamedTuple):
+    """What a sub-space says of a chunk of its numbers ``[B]`` (host side, numpy)."""
+
+    valid: np.ndarray  # bool[B]: the number names a legal position
+    terminal: np.ndarray  # bool[B]: the rules end the game there
+    end_value: np.ndarray  # int8[B]: at a terminal, for the player to move: -1 lost, 0 drawn
+    kid_table: np.ndarray  # int8[B, M]: per move, SUCCESSOR_* or 1..D (a dependency)
+    kid_index: np.ndarray  # int32[B, M]: the successor's number in that table
+
+
 @runtime_checkable
-class Endgames(Protocol):
-    """Endgame positions numbered per material signature (few pieces): a retrograde engine
-    builds one table per signature, smallest first, and reads a capture's result in the
-    table of the signature it leads to. An index may be a hole (no position): the engine
-    skips those. Indices and states are traced (one state or one index, like the protocol).
-    """
+class TableSpace(Protocol):
+    """A numbered sub-space of a two-player game's positions (an ending, by material) whose
+    moves lead into itself, into smaller sub-spaces (its dependencies: a capture, a
+    promotion) or to an immediate draw: what retrograde analysis solves
+    (:mod:`jaxgames.search.tables`). HOST side, batched over numpy arrays of numbers."""
 
-    endgame_materials: tuple[tuple[int, ...], ...]  # the signatures, each a tuple of counts
+    name: str  # the sub-space's name, as the game's table files are named
+    size: int  # N: numbers 0..N-1 (some may name no legal position)
+    version: int  # the numbering's version: a table built with another is rebuilt
+    max_successors: int  # M: the most moves of any position of the sub-space
+    dependencies: tuple[str, ...]  # sub-spaces moves lead to, coded 1, 2, ... in order
 
-    def endgame_size(self, material: tuple[int, ...]) -> int:
-        """The number of indices of ``material`` (holes included)."""
+    def expand(self, index: np.ndarray) -> TableExpansion:
+        """The positions ``index int[B]`` and their successors (``M`` slots each)."""
         ...
 
-    def endgame_material(self, state: State) -> jax.Array:
-        """``int32``: the position of ``state``'s signature in ``endgame_materials``, or
-        -1 when it has none (too many pieces)."""
+    def describe(self, index: int) -> str:
+        """The position numbered ``index``, in the game's notation (``parse`` reads it)."""
         ...
 
-    def endgame_index(self, material: tuple[int, ...], state: State) -> jax.Array:
-        """``int32`` in ``[0, endgame_size(material))``: the index of ``state``."""
+
+@runtime_checkable
+class PositionTables(Protocol):
+    """Sub-spaces a game numbers for tables of exact values built by retrograde analysis
+    (chess endings by material, checkers endgames by material signature)."""
+
+    table_names: tuple[str, ...]  # the sub-spaces the game publishes tables of
+
+    def table_space(self, name: str) -> TableSpace:
+        """The sub-space called ``name`` (GameError, one line, for an unknown one)."""
         ...
 
-    def endgame_state(self, material: tuple[int, ...], index: jax.Array) -> tuple[State, jax.Array]:
-        """``(state, valid bool)``: the inverse of :meth:`endgame_index`; ``valid`` is False
-        for a hole."""
+    def table_name(self, name: str) -> str:
+        """The name the table holding sub-space ``name`` is kept under (``KKQ`` -> ``KQK``:
+        one table serves both colourings)."""
+        ...
+
+    def table_key(self, state: State, names: tuple[str, ...]) -> tuple[jax.Array, jax.Array]:
+        """``(slot int32, index int32)``: which of the tables ``names`` holds ``state``
+        (``-1``: none) and its number there (traced, ONE state)."""
+        ...
+
+
+@runtime_checkable
+class ExactValues(Protocol):
+    """Exact values of some positions known without search (an endgame table): a search
+    takes them as leaves (:func:`jaxgames.search.tables.with_tables` gives a game this)."""
+
+    def exact_values(self, state: State) -> tuple[jax.Array, jax.Array]:
+        """``(known bool, values float32[num_players])``: whether the value is known, and
+        it, on the utility scale (the utility of the end that perfect play reaches)."""
         ...
 
 
@@ -310,7 +352,8 @@ ALL: tuple[type, ...] = (
     ValueBounds,
     ImmediateLosses,
     Enumeration,
-    Endgames,
+    PositionTables,
+    ExactValues,
     Sampling,
     Scoring,
     SolutionSummary,

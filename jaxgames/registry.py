@@ -73,14 +73,29 @@ def make(name: str, /, **params: Any) -> Game:
     """Make a game by name: ``make("connect4")``, ``make("connect4", width=5, height=4)``.
 
     ``name`` may also be a command-line spec such as ``"connect4:width=5,height=4"``;
-    keyword parameters override those in the spec. Games are cached, so the same name and
-    parameters give the same object (and the same compiled kernels).
+    keyword parameters override those in the spec. ``tables=DIR`` (``chess:tables=DIR``)
+    loads the game's endgame tables from ``DIR`` (:func:`jaxgames.search.tables.with_tables`):
+    searches then take every position a table holds as an exact leaf. Games are cached, so
+    the same name and parameters give the same object (and the same compiled kernels).
 
     Raises:
         GameError: unknown game or bad parameters (one line naming which).
     """
     base, spec_params = parse_spec(name)
     spec_params.update(params)
+    if "tables" in spec_params:  # the game with its endgame tables loaded: a wrapper
+        directory = spec_params.pop("tables")
+        key = (
+            base,
+            "tables",
+            str(directory),
+            tuple(sorted((k, repr(v)) for k, v in spec_params.items())),
+        )
+        if key not in _CACHE:
+            from jaxgames.search.tables import with_tables
+
+            _CACHE[key] = with_tables(make(base, **spec_params), directory)
+        return _CACHE[key]
     if base not in _REGISTRY:
         raise GameError(f"unknown game {base!r}; known games: {', '.join(list_games())}")
     key = (base, tuple(sorted((k, repr(v)) for k, v in spec_params.items())))

@@ -9,6 +9,8 @@
     jaxgames bench [--quick] [--games ...]           kernel throughput per backend, vs peers
     jaxgames match GAME --agent A --agent B          agents play each other: score and Elo
     jaxgames gtp [go:size=9] --agent A               a Go engine speaking GTP on stdin/stdout
+    jaxgames tables build chess KRK [--dir D]        endgame tables by retrograde analysis
+    jaxgames tables probe chess FEN [--dir D]        a table's value, distance, best move
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Every argument is
 checked before work starts; bad input gets one line on stderr naming what and where, and

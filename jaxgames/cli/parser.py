@@ -79,11 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench(command)
     add_match(command)
     add_gtp(command)
+    add_tables(command)
     return parser
 
 
 def add_match(command: Command) -> None:
     from jaxgames.cli.match import add_match as add
+
+    add(command)
+
+
+def add_tables(command: Command) -> None:
+    from jaxgames.cli.tables import add_tables as add
 
     add(command)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 from jaxgames.kernels import stack, take, to_numpy
@@ -223,34 +222,3 @@ def test_the_command_line_shows_a_position(capsys):
     assert main(["show", "checkers", "B:W18:B14"]) == 0
     out = capsys.readouterr().out
     assert "moves:    14x23" in out
-
-
-# ---------------------------------------------------------------- endgame numbering
-def test_endgame_numbering_goes_round_and_covers_every_position():
-    from jaxgames.capabilities import Endgames
-
-    assert isinstance(GAME, Endgames) and len(GAME.endgame_materials) == 41
-    with pytest.raises(GameError, match="endgame signature"):
-        GAME.endgame_size((3, 0, 0, 2))
-
-    material = (1, 1, 0, 1)  # a man and a king against a king: 28 * 32 * 32 * 2 indices
-    size = GAME.endgame_size(material)
-    assert size == 28 * 32 * 32 * 2
-
-    @jax.jit
-    def round_trip(index):
-        state, valid = jax.vmap(lambda i: GAME.endgame_state(material, i))(index)
-        again = jax.vmap(lambda s: GAME.endgame_index(material, s))(state)
-        kind = jax.vmap(GAME.endgame_material)(state)
-        return state, valid, again, kind
-
-    state, valid, again, kind = jax.device_get(round_trip(jnp.arange(size, dtype=jnp.int32)))
-    assert np.array_equal(again[valid], np.arange(size)[valid])
-    # holes are exactly the indices with two groups on one square: 28 * 31 * 30 * 2 remain
-    assert int(valid.sum()) == 28 * 31 * 30 * 2
-    assert np.all(kind[valid] == GAME.endgame_materials.index(material))
-    # each valid position is a legal one whose key is the one parse computes
-    for i in np.flatnonzero(valid)[:: size // 40]:
-        one = take(state, int(i))
-        parsed = GAME.parse(GAME.format(one))
-        assert (int(parsed.hash_lo), int(parsed.hash_hi)) == (int(one.hash_lo), int(one.hash_hi))

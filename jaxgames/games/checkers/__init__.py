@@ -34,7 +34,8 @@ Black's squares, ``K`` before a king), with ``quiet=N`` and ``jump=S`` fields fo
 count and a mid-jump piece; moves ``11-15`` and ``15x24`` (one jump), or OpenSpiel's ``a3b4``;
 :meth:`Checkers.draw` gives OpenSpiel's drawing.
 
-Capabilities: Hashing, MoveLists (48 moves at most) and Endgames (see :mod:`.endgames`).
+Capabilities: Hashing, MoveLists (48 moves at most) and PositionTables (endgame tables of up
+to 4 pieces, one per material signature, a turn a whole move: see :mod:`.endgames`).
 
 Perft from the start counts whole moves in the published tables (Aart Bik; Martin Fierz's
 Cake): a multi-jump is one move there and several steps here; ``perft(..., turns=True)``
@@ -42,7 +43,8 @@ counts whole turns.
 
 The code lives in these modules: :mod:`.board` (squares, actions, the state, move
 generation), :mod:`.rules` (the game), :mod:`.evaluation`, :mod:`.notation`,
-:mod:`.endgames` (positions of up to 4 pieces numbered per material signature).
+:mod:`.endgames` (positions of up to 4 pieces numbered per material signature, their whole
+moves, for endgame tables).
 """
 
 from jaxgames.games.checkers.board import CheckersState

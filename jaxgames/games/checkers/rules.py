@@ -29,7 +29,7 @@ from jaxgames.games.checkers.board import (
     sides,
     word_bits,
 )
-from jaxgames.games.checkers.endgames import CheckersEndgames
+from jaxgames.games.checkers.endgames import CheckersTables
 from jaxgames.games.checkers.evaluation import CheckersEvaluation
 from jaxgames.games.checkers.notation import CheckersNotation
 
@@ -54,7 +54,7 @@ def _key(table: np.ndarray, *index: Any) -> tuple[jax.Array, jax.Array]:
     return jnp.asarray(table[..., 0])[index], jnp.asarray(table[..., 1])[index]
 
 
-class Checkers(CheckersNotation, CheckersEvaluation, CheckersEndgames, Game):
+class Checkers(CheckersNotation, CheckersEvaluation, CheckersTables, Game):
     """English draughts (checkers) 8x8, OpenSpiel's rules; a multi-jump is several steps.
 
     Action ids are OpenSpiel's; each jump of a multi-jump is a step by the same player."""
@@ -178,35 +178,6 @@ class Checkers(CheckersNotation, CheckersEvaluation, CheckersEndgames, Game):
         """uint32[2]: the Zobrist key ``[lo, hi]`` of the pieces, the side to move and, mid-
         jump, the jumping piece (not the quiet-step count)."""
         return jnp.stack([state.hash_lo, state.hash_hi])
-
-    def traced_state(
-        self, black: jax.Array, white: jax.Array, kings: jax.Array, player: jax.Array
-    ) -> CheckersState:
-        """A state (quiet 0, not mid-jump) from its sets, its key computed from scratch
-        (traced: numbered endgame positions are made on the device)."""
-        square = jnp.arange(32, dtype=jnp.uint32)
-        on_black = (black >> square) & 1  # [32]
-        occupied = ((black | white) >> square) & 1  # [32]
-        kind = (2 * (1 - on_black) + ((kings >> square) & 1)).astype(jnp.int32)  # [32]
-        lo_keys, hi_keys = _key(_PIECE_KEYS, kind, jnp.arange(32))
-
-        def xor_all(keys: jax.Array) -> jax.Array:
-            keys = jnp.where(occupied == 1, keys, jnp.uint32(0))
-            return jax.lax.reduce(keys, np.uint32(0), jax.lax.bitwise_xor, (0,))
-
-        white_moves = jnp.asarray(player) == 1
-        lo = xor_all(lo_keys) ^ jnp.where(white_moves, jnp.uint32(_SIDE_KEY[0]), jnp.uint32(0))
-        hi = xor_all(hi_keys) ^ jnp.where(white_moves, jnp.uint32(_SIDE_KEY[1]), jnp.uint32(0))
-        return CheckersState(
-            black=jnp.asarray(black, jnp.uint32),
-            white=jnp.asarray(white, jnp.uint32),
-            kings=jnp.asarray(kings, jnp.uint32),
-            player=jnp.asarray(player).astype(jnp.int8),
-            jumper=jnp.int8(-1),
-            quiet=jnp.int8(0),
-            hash_lo=lo,
-            hash_hi=hi,
-        )
 
     # ------------------------------------------------------------------ host side
     def host_state(

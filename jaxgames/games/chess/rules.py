@@ -37,9 +37,10 @@ from jaxgames.games.chess.movegen import _legal_of
 from jaxgames.games.chess.movelist import MAX_MOVES, _moves_of, _sample_of
 from jaxgames.games.chess.notation import ChessNotation
 from jaxgames.games.chess.position import ChessState, _code, _finish
+from jaxgames.games.chess.tables import ChessTables
 
 
-class Chess(ChessNotation, ChessSearchHints, Game):
+class Chess(ChessNotation, ChessSearchHints, ChessTables, Game):
     """Chess with every rule (1,924 action slots); white (player 0) moves first.
 
     Utility: ``[1, -1]`` when white mates, ``[-1, 1]`` when black mates, ``[0, 0]`` for every

@@ -59,6 +59,7 @@ class Counters(NamedTuple):
     leaves: jax.Array
     cutoffs: jax.Array
     tt_hits: jax.Array
+    exact_hits: jax.Array
 
 
 class Mode(NamedTuple):
@@ -106,7 +107,7 @@ def _program(game: Game, config: Config, mode: Mode) -> engine.LaneProgram:
         return Outcome(top.best, top.best_move, top.pv, lane.cut_short)
 
     def counters(lane) -> Counters:
-        return Counters(lane.nodes, lane.leaves, lane.cutoffs, lane.tt_hits)
+        return Counters(lane.nodes, lane.leaves, lane.cutoffs, lane.tt_hits, lane.exact_hits)
 
     def rewidth(shared, width):
         table_, pending = shared
@@ -296,6 +297,7 @@ def _result(
             "leaves_per_root": counters["leaves"],
             "cutoffs_per_root": counters["cutoffs"],
             "tt_hits_per_root": counters["tt_hits"],
+            "exact_hits_per_root": counters["exact_hits"],
             "searches_per_root": np.asarray(jobs.iteration, np.int64),
             "time_s": time.perf_counter() - started,
             "compile_s": compile_s,

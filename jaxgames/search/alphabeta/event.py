@@ -78,6 +78,7 @@ class Child(NamedTuple):
     tt_move: jax.Array  # int32: the table's move for the child (-1: none)
     probcut_stop: jax.Array  # bool
     probcut_value: jax.Array  # float32 (child's side)
+    exact_hit: jax.Array  # bool: the game's exact value settles the child (a table)
     frontier: jax.Array  # bool: the child is one ply above the horizon (last_ply)
 
 
@@ -96,9 +97,19 @@ class Search:
         """A leaf's value vector: UTILITY of a finished game, else EVAL; where every leaf of
         the search is a finished game (``config.eval_leaves`` off), UTILITY alone, so EVAL
         is not computed at every node for nothing."""
-        if self.config.eval_leaves:
-            return leaf_values(self.game, state)
-        return self.game.utility(state)
+        values = (
+            leaf_values(self.game, state) if self.config.eval_leaves else self.game.utility(state)
+        )
+        if self.config.exact:  # a position the game knows exactly (a table) is worth that
+            known, exact = self._exact(state)
+            values = jnp.where(known, exact, values)
+        return values
+
+    def _exact(self, state) -> tuple[jax.Array, jax.Array]:
+        """(known, values): the game's exact value of a position the game is not over in
+        (:class:`~jaxgames.capabilities.ExactValues`)."""
+        known, exact = self.game.exact_values(state)
+        return known & ~self.game.terminal(state), exact
 
     def _complete(self, state, remaining: jax.Array) -> jax.Array:
         """A search of ``remaining`` plies from ``state`` reaches every end."""
@@ -273,7 +284,10 @@ class Search:
             # reaches its beta would return EVAL at once, so it is settled here as a leaf
             # of that value, without generating and ordering its moves
             horizon = horizon | ((remaining <= 0) & (sign * leaf_value >= c_beta))
-        is_leaf = terminal | horizon
+        exact_hit = jnp.bool_(False)
+        if config.exact:  # known exactly: a leaf at any depth (its value is in leaf_value)
+            exact_hit = self._exact(child)[0]
+        is_leaf = terminal | horizon | exact_hit
         on_pv = cur.on_pv & (move == lane.prev_pv[sp]) & ~null_now
         complete = self._complete(child, remaining)
         tt_value, tt_stop, tt_move = jnp.float32(0.0), jnp.bool_(False), jnp.int32(-1)
@@ -316,6 +330,7 @@ class Search:
             tt_move=tt_move,
             probcut_stop=probcut_stop,
             probcut_value=probcut_value,
+            exact_hit=exact_hit,
             frontier=frontier,
         )
 
@@ -375,28 +390,41 @@ class Search:
         low = at_depth & (predicted + t * sigma <= alpha)
         return high | low, jnp.where(high, beta, alpha)
 
-    def fringe(self, child) -> tuple[jax.Array, jax.Array, jax.Array]:
+    def fringe(self, child) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
         """The exact value of a node one ply above the horizon (for its mover), its best
-        move and its number of moves: the best leaf value (UTILITY of a finished game, else
-        EVAL) among all its children, computed at once."""
+        move, its number of moves and how many of its children the game's exact values
+        (tables) settled: the best leaf value (UTILITY of a finished game, else EVAL, or
+        the exact value) among all its children, computed at once."""
         game, config = self.game, self.config
         listed, legal = moves.generate(game, config, child)
         acts = moves.actions(config, listed)
         view = self._view(game.player(child))
+
+        def hit(grandchild) -> jax.Array:
+            return self._exact(grandchild)[0] if config.exact else jnp.bool_(False)
+
         if config.max_moves > UNROLL:
-            values = jax.vmap(lambda a: self._leaf(game.step(child, a))[view])(jnp.maximum(acts, 0))
+
+            def one(a):
+                grandchild = game.step(child, a)
+                return self._leaf(grandchild)[view], hit(grandchild)
+
+            values, hits = jax.vmap(one)(jnp.maximum(acts, 0))
             values = jnp.where(legal, values, NEG_INF)
             slot = jnp.argmax(values)
-            return jnp.max(values), acts[slot], jnp.sum(legal, dtype=jnp.int32)
+            exact = jnp.sum(hits & legal, dtype=jnp.int32)
+            return jnp.max(values), acts[slot], jnp.sum(legal, dtype=jnp.int32), exact
         # few moves: each stepped as a constant where the slot is the move (its index folds
         # into the step), and each value stays elementwise over the lanes
-        best, best_move = jnp.float32(NEG_INF), jnp.int32(0)
+        best, best_move, exact = jnp.float32(NEG_INF), jnp.int32(0), jnp.int32(0)
         for i in range(config.max_moves):
             a = jnp.maximum(acts[i], 0) if config.listed else i
-            value = self._leaf(game.step(child, a))[view]
+            grandchild = game.step(child, a)
+            value = self._leaf(grandchild)[view]
+            exact = exact + (legal[i] & hit(grandchild)).astype(jnp.int32)
             better = legal[i] & (value > best)  # the first of equal values, as argmax
             best, best_move = jnp.where(better, value, best), jnp.where(better, a, best_move)
-        return best, best_move, jnp.sum(legal, dtype=jnp.int32)
+        return best, best_move, jnp.sum(legal, dtype=jnp.int32), exact
 
     def settles(self, c: Child) -> jax.Array:
         """bool: the child is settled in this event (no frame of its own)."""
@@ -409,9 +437,10 @@ class Search:
         cur = c.cur
         child_pv = jnp.full((config.frames,), -1, jnp.int32)
         tt_value = c.tt_value
-        fringe_leaves = jnp.int32(0)
+        fringe_leaves = fringe_exact = jnp.int32(0)
         if config.last_ply:
-            f_value, f_move, f_count = fringed
+            f_value, f_move, f_count, f_exact = fringed
+            fringe_exact = jnp.where(c.frontier, f_exact, 0)
             child_pv = child_pv.at[0].set(jnp.where(c.frontier, f_move, -1))
             fringe_leaves = jnp.where(c.frontier, f_count, 0)
             tt_value = jnp.where(c.frontier, f_value, tt_value)
@@ -444,6 +473,9 @@ class Search:
             + (c.expand & c.is_leaf).astype(jnp.int32)
             + jnp.where(c.expand, fringe_leaves, 0),
             tt_hits=lane.tt_hits + (c.expand & c.tt_stop).astype(jnp.int32),
+            exact_hits=lane.exact_hits
+            + (c.expand & c.exact_hit).astype(jnp.int32)
+            + jnp.where(c.expand & c.frontier, fringe_exact, 0),
             cut_short=lane.cut_short
             + (
                 c.expand & ((c.is_leaf & ~c.terminal) | c.tt_stop | c.probcut_stop | c.frontier)
@@ -492,6 +524,7 @@ class Search:
             leaves=jnp.int32(0),
             cutoffs=jnp.int32(0),
             tt_hits=jnp.int32(0),
+            exact_hits=jnp.int32(0),
             cut_short=jnp.int32(0),
         )
         # the root window: the plan's, within the utility bounds (no value lies outside
@@ -549,6 +582,7 @@ class Search:
                 lambda children: jax.vmap(self.fringe)(children),
                 lambda children: (
                     jnp.zeros((width,), jnp.float32),
+                    jnp.zeros((width,), jnp.int32),
                     jnp.zeros((width,), jnp.int32),
                     jnp.zeros((width,), jnp.int32),
                 ),

@@ -158,6 +158,7 @@ class Lane(NamedTuple):
     leaves: jax.Array  # int32[]
     cutoffs: jax.Array  # int32[]
     tt_hits: jax.Array  # int32[]
+    exact_hits: jax.Array  # int32[]: leaves valued by the game's exact values (tables)
     cut_short: jax.Array  # int32[]: leaves scored by EVAL, the table or ProbCut, not UTILITY
 
 

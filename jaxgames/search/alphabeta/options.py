@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from jaxgames.capabilities import (
     Checks,
+    ExactValues,
     Hashing,
     ImmediateLosses,
     MoveLists,
@@ -200,6 +201,7 @@ class Config(NamedTuple):
     lmr: int
     complete: bool  # the table marks values of searches that reached every end
     eval_leaves: bool  # some leaf may be at the horizon: EVAL is needed (else UTILITY only)
+    exact: bool  # the game knows exact values of some positions (tables): they are leaves
 
 
 class Resolved(NamedTuple):
@@ -282,6 +284,7 @@ def resolve(
         lmr=lmr,
         complete=tt_bits > 0 and game.max_game_length > 0 and not selective and not quiescence,
         eval_leaves=not (reaches_end and plain and not iterative),
+        exact=isinstance(game, ExactValues),
     )
     summary = {
         "hint": config.hint,
@@ -297,6 +300,7 @@ def resolve(
         "check_extensions": bool(check_ext),
         "lanes": lanes,
         "tt_min_depth": int(chosen["tt_min_depth"]),
+        "exact_values": config.exact,
     }
     return Resolved(
         config=config,
