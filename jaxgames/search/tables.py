@@ -518,6 +518,10 @@ class _ExactFromTables:
 
     tables: TableSet
 
+    def _key(self) -> tuple:
+        # the loaded tables are part of what the game is: compiled searches are cached by it
+        return (*super()._key(), self.tables.names, str(self.tables.directory))
+
     def exact_values(self, state: Any) -> tuple[jax.Array, jax.Array]:
         """``(known, values float32[2])``: the table's result of ``state`` on the utility
         scale (a won position is worth the winner's utility of the end, whatever its

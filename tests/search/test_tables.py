@@ -184,3 +184,10 @@ def test_alphabeta_takes_table_positions_as_exact_leaves(folder):
     value = result.value[np.arange(len(fens)), mover]
     assert np.array_equal(value, wdl.astype(np.float32))  # exact: +1, 0, -1, whatever the depth
     assert result.stats["exact_hits"] > 0
+
+
+def test_games_with_other_tables_are_other_games(folder):
+    # compiled searches are cached by the game: other tables must make another game
+    one = tb.with_tables(GAME, folder, ["KRK"])
+    assert one != tb.with_tables(GAME, folder, ["KQK", "KRK"])
+    assert one == tb.with_tables(GAME, folder, ["KRK"]) and one != GAME
