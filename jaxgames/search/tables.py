@@ -14,10 +14,11 @@ One ``int16`` per number, for the player to move: the distance to the end in pli
 perfect play (the winner ends it as soon as it can, the loser as late as it can), or
 :data:`DRAW` (-1), or :data:`BROKEN` (-2) for a number that names no legal position. A
 distance's parity says who wins: odd, the player to move wins (they make the last move);
-even, they lose (0: they are lost now, checkmated). The distance runs through captures and
-promotions into the smaller tables, so it is a pure distance to the end (distance to mate
-in chess), not to the next conversion. The rules that would end a long game early
-(chess's 50-move rule, repetitions) are not applied, as in every distance-to-mate table.
+even, they lose (0: the game is over and they have lost). The distance runs through
+captures and promotions into the smaller tables, so it is a pure distance to the end (to
+mate, where the game ends in one), not to the next conversion. Rules that would end a long
+game early (a move-count limit, repetitions) are not applied, as in every distance-to-mate
+table.
 
 How it is built
 ---------------
@@ -202,7 +203,7 @@ def build(
 
     Args:
         game: a two-player zero-sum game with :class:`~jaxgames.capabilities.PositionTables`.
-        name: the sub-space (for chess, an ending such as ``KRK``).
+        name: the sub-space (an ending, named as the game names them).
         directory: where tables live (default: :func:`default_directory`).
         log: called with a line for each step (dependencies, phases, the result).
 
@@ -470,7 +471,7 @@ def probe(game: Game, states: Any, tables: TableSet | None = None) -> Probe:
 def _children(game: Game, tables: TableSet) -> Callable:
     """Jitted: one state and its legal actions ``int32[K]`` (``-1``: none) -> each child's
     result for its player to move, ``(wdl int8[K], distance int16[K])``; a child the
-    rules end at once is scored by them (a checkmate: lost in 0)."""
+    rules end at once is scored by them (lost: in 0 plies)."""
 
     def child(state, action, distance):
         kid = game.step(state, jnp.maximum(action, 0))
@@ -546,7 +547,7 @@ def with_tables(
     """``game`` with its tables loaded: the same game (rules, notation, capabilities)
     that also has :class:`~jaxgames.capabilities.ExactValues`, so alpha-beta and
     ``jaxgames.evaluate`` take every position a table holds as an exact leaf (counted in
-    their ``exact_hits``). ``make("chess", tables=DIR)`` makes one too."""
+    their ``exact_hits``). ``make(name, tables=DIR)`` makes one too."""
     tables = open_tables(game, directory, names)
     out = copy.copy(game)
     out.__class__ = _with_exact_class(type(game))
