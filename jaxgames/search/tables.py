@@ -79,6 +79,12 @@ DRAW = -1  # the stored value of a drawn position
 BROKEN = -2  # the stored value of a number that names no legal position
 NOT_FOUND = -2  # the WDL :func:`probe` gives a position no loaded table holds
 _FINAL_DRAW = -3  # during the build: a draw the rules decide (never revisited)
+MATE_STEP = 2.0**-20
+"""What each ply to the end takes off a won position's exact value in a search (and adds to
+a lost one's): a table position won in ``d`` plies is worth ``utility_max - d * MATE_STEP``
+to the side to move, so a search prefers the quicker win and the longer defence, and a win
+the search itself reaches (the game's utility) is worth a table position lost in 0. Exact
+in float32 (multiples of 2^-20 near 1); 1,000 plies still leave a win above 0.999."""
 FORMAT = 1  # the file layout's version
 ENV_DIR = "JAXGAMES_TABLES"
 _CHUNK = 1 << 16  # numbers expanded per call of the game's generator
@@ -525,11 +531,13 @@ class _ExactFromTables:
 
     def exact_values(self, state: Any) -> tuple[jax.Array, jax.Array]:
         """``(known, values float32[2])``: the table's result of ``state`` on the utility
-        scale (a won position is worth the winner's utility of the end, whatever its
-        distance), known when a loaded table holds it."""
+        scale, for a win or loss in ``d`` plies ``+-(utility_max - d * MATE_STEP)``, 0 for a
+        draw; known when a loaded table holds it."""
         got = probe_one(self, self.tables, state)
         known = got.wdl != NOT_FOUND
-        mine = got.wdl.astype(jnp.float32) * jnp.float32(self.utility_max)
+        decided = (got.wdl == 1) | (got.wdl == -1)
+        size = jnp.float32(self.utility_max) - jnp.float32(MATE_STEP) * got.distance
+        mine = jnp.where(decided, got.wdl.astype(jnp.float32) * size, 0.0)
         u0 = jnp.where(self.player(state) == 0, mine, -mine)
         return known, jnp.stack([u0, -u0])
 
@@ -559,6 +567,7 @@ def with_tables(
 __all__ = [
     "BROKEN",
     "DRAW",
+    "MATE_STEP",
     "NOT_FOUND",
     "BuildReport",
     "Probe",
