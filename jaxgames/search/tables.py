@@ -226,10 +226,9 @@ def build(
             if log:
                 log(f"{space.name}: {err}; building it again")
     deps = []
-    for dep in space.dependencies:
-        report = build(game, dep, directory, log)
+    for dep in space.dependencies:  # each built (atomically) before this one starts
+        build(game, dep, directory, log)
         deps.append(load(game, dep, directory))
-        del report
     started = time.perf_counter()
     with progress.phase(f"{space.name}: successors"):
         ext_size, kids, dist = _successors(game, space, deps, log)
