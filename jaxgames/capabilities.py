@@ -203,7 +203,8 @@ class ExactValues(Protocol):
 
     def exact_values(self, state: State) -> tuple[jax.Array, jax.Array]:
         """``(known bool, values float32[num_players])``: whether the value is known, and
-        it, on the utility scale (the utility of the end that perfect play reaches)."""
+        it, on the utility scale: the utility of the end perfect play reaches, a win or
+        loss moved towards 0 by a small step per ply to the end (a quicker win is better)."""
         ...
 
 

@@ -14,10 +14,11 @@ One ``int16`` per number, for the player to move: the distance to the end in pli
 perfect play (the winner ends it as soon as it can, the loser as late as it can), or
 :data:`DRAW` (-1), or :data:`BROKEN` (-2) for a number that names no legal position. A
 distance's parity says who wins: odd, the player to move wins (they make the last move);
-even, they lose (0: they are lost now, checkmated). The distance runs through captures and
-promotions into the smaller tables, so it is a pure distance to the end (distance to mate
-in chess), not to the next conversion. The rules that would end a long game early
-(chess's 50-move rule, repetitions) are not applied, as in every distance-to-mate table.
+even, they lose (0: the game is over and they have lost). The distance runs through
+captures and promotions into the smaller tables, so it is a pure distance to the end (to
+mate, where the game ends in one), not to the next conversion. Rules that would end a long
+game early (a move-count limit, repetitions) are not applied, as in every distance-to-mate
+table.
 
 How it is built
 ---------------
@@ -78,6 +79,12 @@ DRAW = -1  # the stored value of a drawn position
 BROKEN = -2  # the stored value of a number that names no legal position
 NOT_FOUND = -2  # the WDL :func:`probe` gives a position no loaded table holds
 _FINAL_DRAW = -3  # during the build: a draw the rules decide (never revisited)
+MATE_STEP = 2.0**-20
+"""What each ply to the end takes off a won position's exact value in a search (and adds to
+a lost one's): a table position won in ``d`` plies is worth ``utility_max - d * MATE_STEP``
+to the side to move, so a search prefers the quicker win and the longer defence, and a win
+the search itself reaches (the game's utility) is worth a table position lost in 0. Exact
+in float32 (multiples of 2^-20 near 1); 1,000 plies still leave a win above 0.999."""
 FORMAT = 1  # the file layout's version
 ENV_DIR = "JAXGAMES_TABLES"
 _CHUNK = 1 << 16  # numbers expanded per call of the game's generator
@@ -202,7 +209,7 @@ def build(
 
     Args:
         game: a two-player zero-sum game with :class:`~jaxgames.capabilities.PositionTables`.
-        name: the sub-space (for chess, an ending such as ``KRK``).
+        name: the sub-space (an ending, named as the game names them).
         directory: where tables live (default: :func:`default_directory`).
         log: called with a line for each step (dependencies, phases, the result).
 
@@ -219,10 +226,9 @@ def build(
             if log:
                 log(f"{space.name}: {err}; building it again")
     deps = []
-    for dep in space.dependencies:
-        report = build(game, dep, directory, log)
+    for dep in space.dependencies:  # each built (atomically) before this one starts
+        build(game, dep, directory, log)
         deps.append(load(game, dep, directory))
-        del report
     started = time.perf_counter()
     with progress.phase(f"{space.name}: successors"):
         ext_size, kids, dist = _successors(game, space, deps, log)
@@ -470,7 +476,7 @@ def probe(game: Game, states: Any, tables: TableSet | None = None) -> Probe:
 def _children(game: Game, tables: TableSet) -> Callable:
     """Jitted: one state and its legal actions ``int32[K]`` (``-1``: none) -> each child's
     result for its player to move, ``(wdl int8[K], distance int16[K])``; a child the
-    rules end at once is scored by them (a checkmate: lost in 0)."""
+    rules end at once is scored by them (lost: in 0 plies)."""
 
     def child(state, action, distance):
         kid = game.step(state, jnp.maximum(action, 0))
@@ -518,13 +524,19 @@ class _ExactFromTables:
 
     tables: TableSet
 
+    def _key(self) -> tuple:
+        # the loaded tables are part of what the game is: compiled searches are cached by it
+        return (*super()._key(), self.tables.names, str(self.tables.directory))
+
     def exact_values(self, state: Any) -> tuple[jax.Array, jax.Array]:
         """``(known, values float32[2])``: the table's result of ``state`` on the utility
-        scale (a won position is worth the winner's utility of the end, whatever its
-        distance), known when a loaded table holds it."""
+        scale, for a win or loss in ``d`` plies ``+-(utility_max - d * MATE_STEP)``, 0 for a
+        draw; known when a loaded table holds it."""
         got = probe_one(self, self.tables, state)
         known = got.wdl != NOT_FOUND
-        mine = got.wdl.astype(jnp.float32) * jnp.float32(self.utility_max)
+        decided = (got.wdl == 1) | (got.wdl == -1)
+        size = jnp.float32(self.utility_max) - jnp.float32(MATE_STEP) * got.distance
+        mine = jnp.where(decided, got.wdl.astype(jnp.float32) * size, 0.0)
         u0 = jnp.where(self.player(state) == 0, mine, -mine)
         return known, jnp.stack([u0, -u0])
 
@@ -542,7 +554,7 @@ def with_tables(
     """``game`` with its tables loaded: the same game (rules, notation, capabilities)
     that also has :class:`~jaxgames.capabilities.ExactValues`, so alpha-beta and
     ``jaxgames.evaluate`` take every position a table holds as an exact leaf (counted in
-    their ``exact_hits``). ``make("chess", tables=DIR)`` makes one too."""
+    their ``exact_hits``). ``make(name, tables=DIR)`` makes one too."""
     tables = open_tables(game, directory, names)
     out = copy.copy(game)
     out.__class__ = _with_exact_class(type(game))
@@ -554,6 +566,7 @@ def with_tables(
 __all__ = [
     "BROKEN",
     "DRAW",
+    "MATE_STEP",
     "NOT_FOUND",
     "BuildReport",
     "Probe",

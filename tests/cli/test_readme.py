@@ -31,6 +31,10 @@ NOT_RUN = {
     "wait && cat": "the two-process example: tests/kernels/test_sharding.py runs it",
     "XLA_FLAGS=": "four fake devices must be set before JAX starts: test_sharding.py runs it",
     "python3 -m venv": "the quick start: what CI itself runs",
+    'jaxgames tables probe chess "8/8/8/8/8/2k5/8/K6R w - - 0 1" --dir tables': (
+        "needs the table the line before builds (each command runs in a fresh folder): "
+        "tests/search/test_tables.py builds and probes"
+    ),
     ". .venv/bin/activate": "the quick start: what CI itself runs",
 }
 

@@ -177,10 +177,32 @@ def test_alphabeta_takes_table_positions_as_exact_leaves(folder):
     fens = [f for f in fens if not chess.Board(f).is_game_over(claim_draw=False)]
     fens = (fens * 2)[:PAD]
     game = jaxgames.make("chess", tables=str(folder))
-    wdl, _ = probe_fens(game.tables, fens)
+    wdl, dist = probe_fens(game.tables, fens)
     states = jax.tree.map(lambda *x: np.stack(x), *[game.parse(f) for f in fens])
     result = alphabeta_batch(game, states, 1)
     mover = np.asarray(states.turn, int)
     value = result.value[np.arange(len(fens)), mover]
-    assert np.array_equal(value, wdl.astype(np.float32))  # exact: +1, 0, -1, whatever the depth
+    # every child is a table position (or a mate, stalemate or bare kings): the value is
+    # the root's result, its distance counted from the children (n - 1 plies)
+    step = np.float32(tb.MATE_STEP)
+    want = np.where(wdl == 0, 0.0, wdl * (np.float32(1.0) - step * (dist - 1))).astype(np.float32)
+    assert np.array_equal(value, want)
     assert result.stats["exact_hits"] > 0
+    # the best move keeps the result at the table's distance: a quickest win, a longest defence
+    best = result.best_action
+    for i in range(8):
+        board = chess.Board(fens[i])
+        uci = GAME.action_to_string(states_row(states, i), int(best[i]))
+        kid = next(k for k in children(game.tables, board) if k[0].uci() == uci)
+        assert kid[1] == -wdl[i] and (wdl[i] == 0 or kid[2] == dist[i] - 1)
+
+
+def states_row(states, i):
+    return jax.tree.map(lambda x: x[i], states)
+
+
+def test_games_with_other_tables_are_other_games(folder):
+    # compiled searches are cached by the game: other tables must make another game
+    one = tb.with_tables(GAME, folder, ["KRK"])
+    assert one != tb.with_tables(GAME, folder, ["KQK", "KRK"])
+    assert one == tb.with_tables(GAME, folder, ["KRK"]) and one != GAME

@@ -71,14 +71,6 @@ _PROMOTIONS = (QUEEN, ROOK, BISHOP, KNIGHT)
 
 
 # ---------------------------------------------------------------- geometry (numpy, import time)
-def _file(s):
-    return s % 8
-
-
-def _rank(s):
-    return s // 8
-
-
 def _symmetries() -> np.ndarray:
     """int64[8, 65]: the square each of the 8 board symmetries sends a square to (bit 0:
     mirror files, bit 1: mirror ranks, bit 2: swap files and ranks); 64 stays 64."""
