@@ -5,8 +5,6 @@ the predicted number of plies. The published longest mates: KQK 10 moves, KRK 16
 
 from __future__ import annotations
 
-import time
-
 import chess
 import jax
 import numpy as np
@@ -97,9 +95,8 @@ def sample(name: str, count: int, seed: int = 0) -> list[str]:
 def test_build_is_atomic_and_a_second_build_is_instant(folder):
     files = sorted(p.name for p in (folder / "chess").iterdir())
     assert files == ["KQK.npz", "KRK.npz"]  # no temporary left behind
-    started = time.perf_counter()
     report = tb.build(GAME, "KRK", folder)
-    assert not report.built and time.perf_counter() - started < 2.0
+    assert not report.built  # found with its metadata, not rebuilt
     assert report.meta["game"] == "chess" and report.meta["table"] == "KRK"
     assert report.meta["index_version"] == 1 and len(report.meta["checksum"]) == 64
 
