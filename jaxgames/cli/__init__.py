@@ -9,6 +9,7 @@
     jaxgames bench [--quick] [--games ...]           kernel throughput per backend, vs peers
     jaxgames match GAME --agent A --agent B          agents play each other: score and Elo
     jaxgames gtp [go:size=9] --agent A               a Go engine speaking GTP on stdin/stdout
+    jaxgames train GAME --games N --out DIR          TD(lambda) self-play for a value network
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Every argument is
 checked before work starts; bad input gets one line on stderr naming what and where, and

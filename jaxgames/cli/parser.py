@@ -79,11 +79,18 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bench(command)
     add_match(command)
     add_gtp(command)
+    add_train(command)
     return parser
 
 
 def add_match(command: Command) -> None:
     from jaxgames.cli.match import add_match as add
+
+    add(command)
+
+
+def add_train(command: Command) -> None:
+    from jaxgames.cli.train import add_train as add
 
     add(command)
 

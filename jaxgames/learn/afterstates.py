@@ -103,8 +103,6 @@ def best_per_lane(
     top = jax.ops.segment_max(masked, lane, num_segments=lanes)  # [lanes]
     slot = jnp.arange(scores.shape[0], dtype=jnp.int32)
     is_top = valid & (masked == top[lane])
-    first = jax.ops.segment_min(
-        jnp.where(is_top, slot, scores.shape[0]), lane, num_segments=lanes
-    )
+    first = jax.ops.segment_min(jnp.where(is_top, slot, scores.shape[0]), lane, num_segments=lanes)
     found = first < scores.shape[0]
     return jnp.where(found, first, 0).astype(jnp.int32), found

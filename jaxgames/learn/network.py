@@ -75,9 +75,7 @@ def score_batch(net: ValueNet, features: jax.Array) -> jax.Array:
 
 
 # ---------------------------------------------------------------------- checkpoints
-def save_checkpoint(
-    path: str, net: ValueNet, meta: dict[str, Any], opt_state: Any = None
-) -> int:
+def save_checkpoint(path: str, net: ValueNet, meta: dict[str, Any], opt_state: Any = None) -> int:
     """Write ``net`` (and the optimizer state, for resuming) with ``meta`` to ``path``
     (``.npz``), atomically (a temporary file, then a rename). Returns the file's size in
     bytes."""

@@ -94,9 +94,7 @@ def td_lambda_step(
     def direction(e):  # -mean_b(delta_b e_b): optax descends along it
         return -jnp.tensordot(delta, e, axes=(0, 0)) / count
 
-    updates, opt_state = optimizer.update(
-        jax.tree.map(direction, traces.trace), opt_state, net
-    )
+    updates, opt_state = optimizer.update(jax.tree.map(direction, traces.trace), opt_state, net)
     net = optax.apply_updates(net, updates)
 
     def next_trace(e, g):

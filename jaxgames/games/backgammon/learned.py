@@ -85,9 +85,9 @@ _PIPS = np.arange(_PTS, dtype=np.float32)  # [26]: a checker's pips by index (ba
 def _tesauro_units(board: jax.Array) -> jax.Array:
     """float32[96]: four units per point 1..24 of one side's board (int[26], own numbering)."""
     n = board[1:25].astype(jnp.float32)
-    units = jnp.stack(
-        [n >= 1, n >= 2, n >= 3, jnp.maximum(n - 3.0, 0.0) / 2.0], axis=-1
-    ).astype(jnp.float32)
+    units = jnp.stack([n >= 1, n >= 2, n >= 3, jnp.maximum(n - 3.0, 0.0) / 2.0], axis=-1).astype(
+        jnp.float32
+    )
     return units.reshape(-1)
 
 
@@ -127,6 +127,7 @@ class BackgammonLearning:
     :class:`~jaxgames.games.backgammon.Backgammon`)."""
 
     num_features = NUM_FEATURES
+    play_scorers = ("pubeval",)  # afterstate scorers of jaxgames.learn's matches
 
     # --------------------------------------------------------------- afterstates
     def play_counts(self, states: BackgammonState) -> jax.Array:
@@ -141,9 +142,7 @@ class BackgammonLearning:
         done = jax.vmap(self.terminal)(states)
         return jnp.where((hi == 0) | done, 0, n).astype(jnp.int32)
 
-    def plays_by_rank(
-        self, states: BackgammonState, lane: jax.Array, rank: jax.Array
-    ) -> jax.Array:
+    def plays_by_rank(self, states: BackgammonState, lane: jax.Array, rank: jax.Array) -> jax.Array:
         """int32[P]: the action code of play ``rank[j]`` of lane ``lane[j]`` (states
         ``[B]``, ``lane``/``rank`` int32[P], ``0 <= rank < play_counts[lane]``). The counting
         tables are built once per lane and gathered per pair."""
