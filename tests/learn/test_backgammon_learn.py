@@ -136,3 +136,17 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
     junk.write_text("not a checkpoint")
     with pytest.raises(GameError, match="not a .npz checkpoint"):
         jaxgames.make("backgammon", eval=str(junk))
+
+
+def test_train_command_errors(tmp_path, capsys):
+    from jaxgames.cli import main
+
+    def one_line(argv, words):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, err
+
+    one_line(["train", "tictactoe", "--games", "5", "--out", str(tmp_path)], "no value encoding")
+    one_line(["train", "backgammon", "--games", "0", "--out", str(tmp_path)], "--games must be")
+    save_checkpoint(str(tmp_path / "checkpoint.npz"), make_net((198, 4, 1)), {"game": "backgammon"})
+    one_line(["train", "backgammon", "--games", "5", "--out", str(tmp_path)], "--resume")
