@@ -11,6 +11,7 @@
     jaxgames gtp [go:size=9] --agent A               a Go engine speaking GTP on stdin/stdout
     jaxgames tables build chess KRK [--dir D]        endgame tables by retrograde analysis
     jaxgames tables probe chess FEN [--dir D]        a table's value, distance, best move
+    jaxgames train GAME --games N --out DIR          TD(lambda) self-play for a value network
 
 GAME is a name or a spec with parameters (``connect4:width=5,height=4``). Every argument is
 checked before work starts; bad input gets one line on stderr naming what and where, and

@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_match(command)
     add_gtp(command)
     add_tables(command)
+    add_train(command)
     return parser
 
 
@@ -91,6 +92,12 @@ def add_match(command: Command) -> None:
 
 def add_tables(command: Command) -> None:
     from jaxgames.cli.tables import add_tables as add
+
+    add(command)
+
+
+def add_train(command: Command) -> None:
+    from jaxgames.cli.train import add_train as add
 
     add(command)
 

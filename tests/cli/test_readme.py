@@ -30,6 +30,10 @@ NOT_RUN = {
     "JAX_PROCESS_ID=": "the two-process example: tests/kernels/test_sharding.py runs it",
     "wait && cat": "the two-process example: tests/kernels/test_sharding.py runs it",
     "XLA_FLAGS=": "four fake devices must be set before JAX starts: test_sharding.py runs it",
+    "jaxgames train backgammon --games 100000 --out runs/bg": (
+        "trains for many minutes: tests/learn checks its pieces, benchmarks/learn.py runs it"
+    ),
+    "jaxgames train backgammon --games 200000 --out runs/bg --resume": "the same, resumed",
     "python3 -m venv": "the quick start: what CI itself runs",
     'jaxgames tables probe chess "8/8/8/8/8/2k5/8/K6R w - - 0 1" --dir tables': (
         "needs the table the line before builds (each command runs in a fresh folder): "

@@ -35,6 +35,7 @@ from jaxgames.games.backgammon.encoding import (
     _zob,
 )
 from jaxgames.games.backgammon.evaluation import BackgammonEvaluation
+from jaxgames.games.backgammon.learned import BackgammonLearning, load_eval_network
 from jaxgames.games.backgammon.legal import _doubles_mask, _non_doubles_mask
 from jaxgames.games.backgammon.non_doubles import (
     _bearoff_grid,
@@ -63,7 +64,7 @@ def _decode_moves(action: jax.Array, dice: jax.Array):
     return jnp.where(doubles, d_src, nd_src), jnp.where(doubles, d_die, nd_die)
 
 
-class Backgammon(BackgammonNotation, BackgammonEvaluation, Game):
+class Backgammon(BackgammonNotation, BackgammonLearning, BackgammonEvaluation, Game):
     """Backgammon with full-turn moves (one action per distinct play) and dice as chance."""
 
     name = "backgammon"
@@ -80,8 +81,19 @@ class Backgammon(BackgammonNotation, BackgammonEvaluation, Game):
     600, the longest 772. 4,000 steps (2,000 turns) is a generous cap for loops over whole
     games; a lane still running there is scored by EVAL."""
 
-    def __init__(self) -> None:
-        self.params: dict[str, Any] = {}
+    def __init__(self, eval: str = "") -> None:
+        """``eval``: a checkpoint of a network trained by :mod:`jaxgames.learn` to use as
+        EVAL instead of the hand-set evaluation (``make("backgammon", eval="net.npz")``);
+        every search that reads EVAL then uses the network."""
+        self.params: dict[str, Any] = {"eval": eval} if eval else {}
+        self._net = load_eval_network(eval, self.name, self.num_features) if eval else None
+
+    def evaluate(self, state: BackgammonState) -> jax.Array:
+        """EVAL: the learned network's (when made with ``eval=``), else the hand-set one
+        (:class:`~jaxgames.games.backgammon.evaluation.BackgammonEvaluation`)."""
+        if self._net is not None:
+            return self._learned_evaluate(state)
+        return BackgammonEvaluation.evaluate(self, state)
 
     # ------------------------------------------------------------------ protocol (traced)
     def init(self) -> BackgammonState:
