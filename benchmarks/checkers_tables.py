@@ -252,14 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     materials = []
     started = time.perf_counter()
-    for name in (endgames.BARE, *GAME.table_names):
+    for name in GAME.table_names:
         report = tb.build(GAME, name, folder, log=None)
         meta = report.meta
-        material = None if name == endgames.BARE else endgames.parse_name(name)
+        material = endgames.parse_name(name)
         materials.append(
             {
                 "material": meta["table"],
-                "pieces": 0 if material is None else sum(material),
+                "pieces": sum(material),
                 "numbers": meta["size"],
                 "positions": meta["size"] - meta["broken"],
                 "won": meta["wins"],

@@ -140,6 +140,8 @@ class Enumeration(Protocol):
 SUCCESSOR_NONE = -1  # no move in this slot
 SUCCESSOR_SELF = 0  # the successor is in the same table
 SUCCESSOR_DRAW = -2  # the successor is a draw the rules decide at once (bare kings)
+SUCCESSOR_LOSS = -3  # the successor ends the game, lost by the player then to move (the
+# move took the opponent's last piece): the move wins at once
 
 
 class TableExpansion(NamedTuple):

@@ -6,7 +6,8 @@ A game offers sub-spaces through the capability
 :class:`~jaxgames.capabilities.TableSpace`: ``size`` numbers, and, for a chunk of them,
 which are legal positions, which end the game (and how), and every legal move's successor:
 a number in the same sub-space, a number in a smaller one it depends on (a capture, a
-promotion), or an immediate draw.
+promotion), an immediate draw, or an immediate end lost by the player then to move (the
+move took the last piece).
 
 What a table stores
 -------------------
@@ -68,6 +69,7 @@ import numpy as np
 from jaxgames import progress
 from jaxgames.capabilities import (
     SUCCESSOR_DRAW,
+    SUCCESSOR_LOSS,
     SUCCESSOR_SELF,
     MoveLists,
     PositionTables,
@@ -297,6 +299,7 @@ def _successors(
         pos = np.full(code.shape, pad_slot, np.int64)
         pos = np.where(code == SUCCESSOR_SELF, target, pos)
         pos = np.where(code == SUCCESSOR_DRAW, draw_slot, pos)
+        pos = np.where(code == SUCCESSOR_LOSS, n, pos)  # the fixed slot holding 0: lost
         for k, table in enumerate(deps, start=1):
             here = code == k
             value = table.distance[np.where(here, target, 0)].astype(np.int64)

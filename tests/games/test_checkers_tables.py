@@ -30,7 +30,7 @@ from jaxgames.search import tables as tb
 from jaxgames.search.alphabeta import alphabeta_batch
 
 GAME = jaxgames.make("checkers")
-SOLVED = ("KvK", "KvM", "MvK", "MvM", "KKvK")  # closed under moves (with `bare`)
+SOLVED = ("KvK", "KvM", "MvK", "MvM", "KKvK")  # closed under moves (and the end)
 PAD = 64  # states per search or step call: one compiled shape
 
 
@@ -242,13 +242,14 @@ def random_positions(names, count, seed):
 def test_names_tables_and_dependencies():
     assert isinstance(GAME, PositionTables)
     assert len(GAME.table_names) == 41 and "KKvKK" in GAME.table_names
-    assert GAME.table_name("mkvk") == "KMvK" and GAME.table_name("BARE") == "bare"
+    assert GAME.table_name("mkvk") == "KMvK"
     space = GAME.table_space("KMvK")
     assert isinstance(space, TableSpace) and space.size == 28 * 32 * 32 * 2
-    assert space.dependencies == ("bare", "KvK", "MvK", "KKvK")  # captures, a crowning
+    # captures, a crowning (taking the last piece ends the game: no table)
+    assert space.dependencies == ("KvK", "MvK", "KKvK")
     for name in GAME.table_names:  # every dependency is smaller: no cycles
         m = endgames.parse_name(name)
-        for dep in GAME.table_space(name).dependencies[1:]:
+        for dep in GAME.table_space(name).dependencies:
             d = endgames.parse_name(dep)
             assert (sum(d), d[0] + d[2]) < (sum(m), m[0] + m[2])
     for bad, words in (

@@ -6,10 +6,11 @@ Names
 A table is named by its material: Black's pieces, ``v``, White's pieces, ``K`` a king and
 ``M`` a man, kings first: ``KvK`` (a king each), ``KMvK`` (Black a king and a man against a
 king), ``MMvMM``. Black is player 0 (it moves first, from squares 1-12). Each side has at
-least one piece and there are at most 4 in all: 41 tables. One more, ``bare``, holds the
-single position class "the side to move has no piece left" (lost at once): a capture of the
-last piece leads there. The colours are not folded together (``KvKM`` is a table of its
-own), so every signature is solved on its own.
+least one piece and there are at most 4 in all: 41 tables. A capture of the last enemy
+piece ends the game: such a move is a win at once
+(:data:`~jaxgames.capabilities.SUCCESSOR_LOSS`, the successor is lost for its mover). The
+colours are not folded together (``KvKM`` is a table of its own), so every signature is
+solved on its own.
 
 What a table's turn is
 ----------------------
@@ -55,13 +56,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.capabilities import SUCCESSOR_NONE, SUCCESSOR_SELF, TableExpansion
+from jaxgames.capabilities import (
+    SUCCESSOR_LOSS,
+    SUCCESSOR_NONE,
+    SUCCESSOR_SELF,
+    TableExpansion,
+)
 from jaxgames.game import GameError
 from jaxgames.games.checkers.board import FORWARD, JUMP, NEIGHBOUR, PROMOTION_RANK
 
 INDEX_VERSION = 1
 MAX_PIECES = 4
-BARE = "bare"  # the one-number table: the side to move has no piece left (lost in 0)
 Material = tuple[int, int, int, int]  # (black men, black kings, white men, white kings)
 MATERIALS: tuple[Material, ...] = tuple(
     m
@@ -105,7 +110,7 @@ def parse_name(name: str) -> Material:
     if not match:
         raise GameError(
             f"checkers tables: {name!r} is not a material like KMvK (Black's pieces, 'v', "
-            "White's; K a king, M a man) or 'bare'"
+            "White's; K a king, M a man)"
         )
     black, white = match.groups()
     material = (black.count("M"), black.count("K"), white.count("M"), white.count("K"))
@@ -120,8 +125,9 @@ def parse_name(name: str) -> Material:
 
 def dependencies(material: Material) -> tuple[str, ...]:
     """The tables a move from ``material`` can lead to (by either side): captures of any
-    of the enemy's pieces, a man crowned, or both; ``bare`` when the last enemy piece can
-    go. Fewer pieces, or as many with fewer men: never a cycle. Sorted smallest first."""
+    of the enemy's pieces, a man crowned, or both (taking the last enemy piece ends the
+    game and needs no table). Fewer pieces, or as many with fewer men: never a cycle.
+    Sorted smallest first."""
     out: set[Material] = set()
     for mover in (0, 1):
         own = list(material[2 * mover : 2 * mover + 2])  # [men, kings]
@@ -134,10 +140,10 @@ def dependencies(material: Material) -> tuple[str, ...]:
                     mine = (own[0] - crowned, own[1] + crowned)
                     theirs = (enemy[0] - men_taken, enemy[1] - kings_taken)
                     if sum(theirs) == 0:
-                        continue  # leads to `bare`, added below
+                        continue  # the game is over: no table
                     out.add((*mine, *theirs) if mover == 0 else (*theirs, *mine))
     order = sorted(out, key=lambda m: (sum(m), m[0] + m[2], m))
-    return (BARE, *(material_name(m) for m in order))
+    return tuple(material_name(m) for m in order)
 
 
 def _sizes(material: Material) -> list[int]:
@@ -328,7 +334,7 @@ def expand(material: Material, index: np.ndarray, deps: tuple[str, ...]) -> Tabl
     to_move_has_none = np.where(kid_player == 0, men_b + kings_b, men_w + kings_w) == 0
     code = np.full(row.shape, SUCCESSOR_NONE, np.int8)
     number = np.zeros(row.shape, np.int64)
-    code[to_move_has_none] = 1 + deps.index(BARE)
+    code[to_move_has_none] = SUCCESSOR_LOSS
     for material_id in np.unique(kid_material[~to_move_has_none]):
         here = (kid_material == material_id) & ~to_move_has_none
         kid = MATERIALS[int(material_id)]
@@ -377,30 +383,6 @@ class CheckersTableSpace:
         return fen(int(black[0]), int(white[0]), int(kings[0]), int(player[0]))
 
 
-class BareTableSpace:
-    """The one-number sub-space ``bare``: the side to move has no piece left, so it has no
-    move and has lost. A capture of the last enemy piece leads here (whatever is left)."""
-
-    name = BARE
-    size = 1
-    version = INDEX_VERSION
-    max_successors = 1
-    dependencies: tuple[str, ...] = ()
-
-    def expand(self, index: np.ndarray) -> TableExpansion:
-        batch = np.asarray(index).shape[0]
-        return TableExpansion(
-            valid=np.ones((batch,), bool),
-            terminal=np.ones((batch,), bool),
-            end_value=np.full((batch,), -1, np.int8),
-            kid_table=np.full((batch, 1), SUCCESSOR_NONE, np.int8),
-            kid_index=np.zeros((batch, 1), np.int32),
-        )
-
-    def describe(self, index: int) -> str:
-        return "B:WK32:B"  # one of them: Black to move without a piece
-
-
 # ---------------------------------------------------------------- probing (traced)
 def _rank_traced(board: jax.Array, group: int) -> jax.Array:
     """int32: the combinatorial rank of the set ``board`` among the group's allowed squares
@@ -423,19 +405,15 @@ def key_of(state: Any, names: tuple[str, ...]) -> tuple[jax.Array, jax.Array]:
     material_id = jnp.asarray(_MATERIAL_ID)[tuple(counts)]
     ranks = [_rank_traced(g, k) for k, g in enumerate(groups)]
     player = state.player.astype(jnp.int32)
-    mover_pieces = jnp.where(player == 0, state.black, state.white)
     whole = state.jumper < 0
     slot, number = jnp.int32(-1), jnp.int32(0)
     for k, name in enumerate(names):
-        if name == BARE:
-            take, index = whole & (mover_pieces == 0), jnp.int32(0)
-        else:
-            material = parse_name(name)
-            take = whole & (material_id == MATERIALS.index(material))
-            index = jnp.int32(0)
-            for rank, size in zip(ranks, _sizes(material), strict=True):
-                index = index * size + rank
-            index = index * 2 + player
+        material = parse_name(name)
+        take = whole & (material_id == MATERIALS.index(material))
+        index = jnp.int32(0)
+        for rank, size in zip(ranks, _sizes(material), strict=True):
+            index = index * size + rank
+        index = index * 2 + player
         take = take & (slot < 0)
         slot = jnp.where(take, k, slot)
         number = jnp.where(take, index, number)
@@ -449,16 +427,12 @@ class CheckersTables:
 
     table_names = tuple(material_name(m) for m in MATERIALS)
 
-    def table_space(self, name: str) -> CheckersTableSpace | BareTableSpace:
-        """The signature ``name`` (``KMvK``: Black's pieces, ``v``, White's), or ``bare``."""
-        if str(name).strip().lower() == BARE:
-            return BareTableSpace()
+    def table_space(self, name: str) -> CheckersTableSpace:
+        """The signature ``name`` (``KMvK``: Black's pieces, ``v``, White's)."""
         return _space(parse_name(name))
 
     def table_name(self, name: str) -> str:
         """The table holding ``name``: its canonical spelling (``mkvk`` -> ``KMvK``)."""
-        if str(name).strip().lower() == BARE:
-            return BARE
         return material_name(parse_name(name))
 
     def table_key(self, state: Any, names: tuple[str, ...]) -> tuple[jax.Array, jax.Array]:
