@@ -68,9 +68,7 @@ def two_ply_match(args: argparse.Namespace, argv: list[str] | None) -> int:
         half = 1.96 * math.sqrt(max(squares / games - mean**2, 0.0) / games)
         result = {
             "benchmark": "learn_two_ply",
-            "command": command_line(
-                "benchmarks/learn.py", argv if argv is not None else sys.argv[1:]
-            ),
+            "command": command_line("learn.py", argv if argv is not None else sys.argv[1:]),
             "machine": machine_info(),
             "load_average_before": load_before,
             "load_average_after": os.getloadavg(),
@@ -136,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = jax.default_backend()
     result = {
         "benchmark": "learn",
-        "command": command_line("benchmarks/learn.py", argv if argv is not None else sys.argv[1:]),
+        "command": command_line("learn.py", argv if argv is not None else sys.argv[1:]),
         "machine": machine_info(),
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
