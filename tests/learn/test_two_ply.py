@@ -115,6 +115,7 @@ def test_lockstep_two_ply_values_every_play_as_the_hand_computation(learned):
     assert np.array_equal(board, boards[int(np.argmax(one_ply))])
 
 
+@pytest.mark.slow  # compiles the 1-ply and the 2-ply programs of a match
 def test_two_ply_match_runs_in_seat_swapped_pairs(learned):
     game, net = learned
     score = play_match(game, TWO_PLY, "net", 2, net_b=net, lanes=2, keep=2, max_turns=3)
