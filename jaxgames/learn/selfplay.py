@@ -270,6 +270,142 @@ def moved_all(lanes: int) -> jax.Array:
     return jnp.ones((lanes,), jnp.bool_)
 
 
+# ---------------------------------------------------------------------- two-ply player
+TWO_PLY = "eval2ply"  # the player name of :func:`play_match` for the two-ply search below
+REPLY_LANES = 512  # rolled positions whose replies are listed in one call (bounds memory)
+
+
+def _pick(values: jax.Array, index: jax.Array) -> jax.Array:
+    """float32[N]: ``values[n, index[n]]`` (values ``[N, players]``, index int32[N])."""
+    return jnp.take_along_axis(values, index[:, None].astype(jnp.int32), axis=1)[:, 0]
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1, 2))
+def _two_ply_candidates(
+    game: Game, size: int, keep: int, states: State, counts: jax.Array
+) -> tuple[State, jax.Array, State, jax.Array, jax.Array]:
+    """The ``keep`` best plays of each lane by 1-ply EVAL (forward pruning), and every roll
+    of each. States ``[B]`` at decisions, ``counts`` int32[B] (0: the lane does not move).
+
+    Returns ``(candidates [B*keep], cand_valid bool[B, keep], rolled [B*keep*K],
+    rolled_counts int32[B*keep*K], probs float32[B*keep, K])`` with ``K`` the chance
+    outcomes: candidate ``j`` of lane ``i`` is row ``i * keep + j``, best 1-ply value first."""
+    lanes = counts.shape[0]
+    lane, rank, valid = pairs(counts, size)  # [P] each
+    before = jax.tree.map(lambda x: x[lane], states)
+    after = jax.vmap(game.step)(before, plays_by_rank(game, states, lane, rank))
+    mover = jax.vmap(game.player)(before)
+    one_ply = _pick(jax.vmap(game.evaluate)(after), mover)  # [P]: EVAL for the mover
+    masked = jnp.where(valid, one_ply, -jnp.inf)
+    order = jnp.lexsort((-masked, lane))  # [P]: by lane, best first within a lane
+    starts = jnp.cumsum(counts) - counts
+    sorted_lane = lane[order]
+    within = jnp.arange(size, dtype=jnp.int32) - starts[sorted_lane]  # rank by 1-ply value
+    kept = valid[order] & (within < keep)
+    cand = (
+        jnp.zeros((lanes, keep), jnp.int32)
+        .at[jnp.where(kept, sorted_lane, lanes), jnp.where(kept, within, 0)]
+        .set(order.astype(jnp.int32), mode="drop")
+    )  # [B, keep]: index into the flat list
+    cand_valid = jnp.arange(keep)[None, :] < jnp.minimum(counts, keep)[:, None]  # [B, keep]
+    candidates = jax.tree.map(lambda x: x[cand.reshape(-1)], after)  # [B*keep]
+    outcomes = jnp.arange(game.num_chance_outcomes, dtype=jnp.int32)  # [K]
+    rolled = jax.vmap(jax.vmap(game.step, in_axes=(None, 0)), in_axes=(0, None))(
+        candidates, outcomes
+    )  # [B*keep, K]
+    rolled = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), rolled)  # [B*keep*K]
+    live = jnp.repeat(cand_valid.reshape(-1), game.num_chance_outcomes)
+    rolled_counts = jnp.where(live, play_counts(game, rolled), 0)  # 0 below a finished game
+    probs = jax.vmap(game.chance_probs)(candidates)  # [B*keep, K]
+    return candidates, cand_valid, rolled, rolled_counts, probs
+
+
+@functools.partial(jax.jit, static_argnums=(0, 1))
+def _best_replies(
+    game: Game, size: int, rolled: State, start: jax.Array, counts: jax.Array
+) -> jax.Array:
+    """float32[W]: the mover's EVAL of its best reply in each of the rolled positions
+    ``rolled[start : start + W]`` (``counts`` int32[W] plays; -inf where 0)."""
+    width = counts.shape[0]
+    rolled = jax.tree.map(lambda x: jax.lax.dynamic_slice_in_dim(x, start, width), rolled)
+    lane, rank, valid = pairs(counts, size)  # [P] each
+    before = jax.tree.map(lambda x: x[lane], rolled)
+    leaf = jax.vmap(game.step)(before, plays_by_rank(game, rolled, lane, rank))
+    value = _pick(jax.vmap(game.evaluate)(leaf), jax.vmap(game.player)(before))  # [P]
+    value = jnp.where(valid, value, -jnp.inf)
+    return jax.ops.segment_max(value, lane, num_segments=counts.shape[0])
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _two_ply_values(
+    game: Game,
+    states: State,
+    candidates: State,
+    cand_valid: jax.Array,
+    rolled_counts: jax.Array,
+    probs: jax.Array,
+    best_reply: jax.Array,
+) -> jax.Array:
+    """float32[B, keep]: each candidate's two-ply value for the lane's mover: the
+    probability-weighted mean over the rolls of minus the opponent's best reply (zero sum);
+    UTILITY where the play ends the game; -inf for the lanes' missing candidates."""
+    lanes, keep = cand_valid.shape
+    outcomes = probs.shape[1]
+    reply = jnp.where(rolled_counts > 0, -best_reply, 0.0).reshape(lanes * keep, outcomes)
+    expected = jnp.sum(probs * reply, axis=1)  # [B*keep]
+    mover = jnp.repeat(jax.vmap(game.player)(states), keep)  # [B*keep]
+    done = jax.vmap(game.terminal)(candidates)
+    final = _pick(jax.vmap(game.utility)(candidates), mover)
+    value = jnp.where(done, final, expected).reshape(lanes, keep)
+    return jnp.where(cand_valid, value, -jnp.inf)
+
+
+@jax.jit
+def _play_best(states: State, candidates: State, values: jax.Array, moving: jax.Array) -> State:
+    """Each moving lane takes its best-valued candidate (the first on ties)."""
+    lanes, keep = values.shape
+    row = jnp.arange(lanes) * keep + jnp.argmax(values, axis=1)  # [B]
+    return _where(moving, jax.tree.map(lambda x: x[row], candidates), states)
+
+
+def two_ply_values(
+    game: Game, states: State, counts: jax.Array, keep: int
+) -> tuple[State, jax.Array]:
+    """Two-ply search with the game's EVAL for every lane with plays (states ``[B]`` at
+    decisions, ``counts`` int32[B], 0 for lanes that do not move): each of the ``keep``
+    best plays by 1-ply EVAL (forward pruning; ``keep`` at least the plays: none pruned) is
+    valued by the mean over the opponent's rolls of the opponent's best reply by 1-ply EVAL,
+    EVAL read at the positions after the reply (the next chance nodes). That is
+    ``expectiminimax`` at depth 3 (play, roll, reply). All replies are listed in flat lists
+    of :data:`REPLY_LANES` rolled positions, scored in batched calls.
+
+    Returns ``(candidates [B*keep], values float32[B, keep])``: candidate ``j`` of lane
+    ``i`` is row ``i * keep + j``, values for the lane's mover (-inf: no such play)."""
+    total = int(jnp.sum(counts))
+    candidates, cand_valid, rolled, rolled_counts, probs = _two_ply_candidates(
+        game, bucket(max(total, 1)), keep, states, counts
+    )
+    host_counts = np.asarray(rolled_counts)
+    rows = host_counts.shape[0]
+    width = min(REPLY_LANES, rows)
+    best = np.full(rows, -np.inf, np.float32)
+    for start in range(0, rows, width):
+        stop = min(start + width, rows)
+        chunk_total = int(host_counts[start:stop].sum())
+        if chunk_total == 0:
+            continue
+        lo = stop - width  # a full-width window (one compiled shape), ending at ``stop``
+        window_counts = np.where(np.arange(lo, stop) >= start, host_counts[lo:stop], 0)
+        replies = _best_replies(
+            game, bucket(chunk_total), rolled, jnp.int32(lo), jnp.asarray(window_counts)
+        )
+        best[start:stop] = np.asarray(replies)[start - lo :]
+    values = _two_ply_values(
+        game, states, candidates, cand_valid, rolled_counts, probs, jnp.asarray(best)
+    )
+    return candidates, values
+
+
 # ---------------------------------------------------------------------- matches
 @jax.jit
 def _pair_uniforms(pair_keys: jax.Array, turn: jax.Array) -> jax.Array:
@@ -322,18 +458,27 @@ def play_match(
     seed: int = 0,
     lanes: int = 256,
     max_turns: int = 1000,
+    keep: int = 8,
 ) -> MatchScore:
     """``games`` games of 1-ply players ``a`` against ``b`` (scorer names, see
     :func:`scorer`), in pairs that swap the seats and share their dice: game ``2k`` has A as
     player 0, game ``2k + 1`` as player 1, and both draw the chance outcomes of their
     ``t``-th chance node from the same random number (so where play allows the same
     dice sequences fall to both sides). Games still running after ``max_turns`` decisions
-    count as draws."""
+    count as draws.
+
+    ``a`` may also be :data:`TWO_PLY` (``"eval2ply"``): the two-ply search of
+    :func:`two_ply_values` with the game's EVAL (``make("backgammon", eval=PATH)``),
+    over the ``keep`` best plays by 1-ply EVAL."""
     check_learnable(game)
     if games < 1:
         raise GameError(f"match: games must be >= 1, got {games}")
     games += games % 2
-    scorer_a, scorer_b = scorer(game, a), scorer(game, b)
+    two_ply = a == TWO_PLY
+    if two_ply and keep < 1:
+        raise GameError(f"match: keep must be >= 1, got {keep}")
+    scorer_a = None if two_ply else scorer(game, a)
+    scorer_b = scorer(game, b)
     base = jax.random.key(seed)
     move_key = jax.random.fold_in(base, 2**30)  # the random scorer's draws, apart from dice
     wins = losses = moves = 0
@@ -358,6 +503,21 @@ def play_match(
                 continue
             use_a = jax.vmap(game.player)(states) == seat_a
             key = jax.random.fold_in(jax.random.fold_in(move_key, first), turn)
+            if two_ply:  # B's lanes by its scorer, then A's by the search
+                counts_a = jnp.where(use_a, counts, 0)
+                counts_b = counts - counts_a
+                total_b = int(jnp.sum(counts_b))
+                if total_b:
+                    states, moved = _decide(
+                        game, bucket(total_b), scorer_b, None, net_b, None, states, counts_b,
+                        use_a, key, jnp.float32(0.0),
+                    )  # fmt: skip
+                    moves += int(jnp.sum(moved))
+                if total_b < total:
+                    candidates, values = two_ply_values(game, states, counts_a, keep)
+                    states = _play_best(states, candidates, values, counts_a > 0)
+                    moves += int(jnp.sum(counts_a > 0))
+                continue
             states, moved = _decide(
                 game,
                 bucket(total),

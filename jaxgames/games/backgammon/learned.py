@@ -202,8 +202,19 @@ class BackgammonLearning:
     def _learned_evaluate(self, state: BackgammonState) -> jax.Array:
         """float32[2]: ``[e, -e]`` for x with ``e = 2 p - 1``, ``p`` the network's win
         probability (a single game's expected score; gammons not modelled, so ``|e| < 1``).
-        The position is read as the afterstate of the side not on roll; the dice of a
-        decision node are ignored. At terminal states, the utility."""
+
+        What it returns where:
+
+        * at a chance node (the side that just played, the viewer, is not on roll): the
+          network's value of the position as that side's afterstate, exactly what the
+          network was trained on;
+        * at a decision node: the same position read the same way, as the afterstate of
+          the side NOT on roll, with the dice ignored: the value before the roll, for both
+          players (the side to move gets ``-e_viewer``). It equals the value of the chance
+          node just above, so a search whose leaves are the opponent's decisions (depth 2
+          below a decision) ranks plays exactly as 1 ply does; backgammon's 2-ply (our
+          play, the opponent's 21 rolls, its best reply) is expectiminimax depth 3;
+        * at terminal states: the utility (gammons and backgammons count 2 and 3)."""
         p = self._net(self.features(state))  # for viewer = the side not on roll / to move
         e_viewer = 2.0 * p - 1.0
         e = jnp.where(self.viewer(state) == 0, e_viewer, -e_viewer)
