@@ -66,6 +66,8 @@ def train(
     check_learnable(game)
     path = os.path.join(out_dir, CHECKPOINT)
     opts = default_options()
+    # a game's own defaults (connect four explores: it has no dice), then the caller's
+    opts.update(getattr(game, "learn_options", {}))
     opts.update(options or {})
     meta: dict[str, Any] = {"game": game.spec, "games": 0, "seconds": 0.0, "moves": 0, "curve": []}
     net = opt_state = None
