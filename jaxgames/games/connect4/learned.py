@@ -64,9 +64,8 @@ class ConnectFourLearning:
         row = jnp.arange(self.cells) // self.width
         col = jnp.arange(self.cells) % self.width
         landing = row == state.heights.astype(jnp.int32)[col]  # [cells]
-        playable = jnp.stack(
-            [jnp.sum(my_cells & landing), jnp.sum(their_cells & landing)]
-        ).astype(jnp.float32)  # [2]
+        threats = [jnp.sum(my_cells & landing), jnp.sum(their_cells & landing)]
+        playable = jnp.stack(threats).astype(jnp.float32)  # [2]
         planes = jnp.stack([mine, theirs, my_cells, their_cells]).astype(jnp.float32)
         return jnp.concatenate([planes.reshape(-1), playable / 2.0])
 
