@@ -4,6 +4,8 @@
     python benchmarks/learn.py --minutes 15 --final-games 10000
     python benchmarks/learn.py --minutes 1 --final-games 200 --out /tmp/learn   # a quick look
     python benchmarks/learn.py --game connect4 --games 150000 --hidden 80 --final-games 400
+    python benchmarks/learn.py --game connect4 --games 150000 --final-games 400 --match-seed 7
+        # (the second: the checkpoint in --out has its games already, so only the match runs)
 
 Trains a 198-40-1 network (:mod:`jaxgames.learn`) by self-play for ``--minutes`` of
 training time (the learning-curve matches are not counted), measuring its score against
@@ -47,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", choices=("backgammon", "connect4"), default="backgammon")
     parser.add_argument("--hidden", type=int, default=None, help="hidden units (default 40)")
     parser.add_argument("--out", default=None, help="default: results/learn_<game>")
+    parser.add_argument(
+        "--match-seed",
+        type=int,
+        default=2026,
+        help="connect4: the arena's seed (its openings); another seed writes its own JSON",
+    )
     args = parser.parse_args(argv)
     args.out = args.out or os.path.join(HERE, "results", f"learn_{args.game}")
     use_persistent_cache()
@@ -145,7 +153,7 @@ def connect4(args: argparse.Namespace, argv: list[str] | None) -> int:
     search = "alphabeta:depth=4"
     agents = [OnOwnGame(parse_agent(search), learned, search + ",eval=net"), parse_agent(search)]
     load_match = os.getloadavg()
-    result_match = match(game, agents, games=args.final_games, seed=2026, openings=4)
+    result_match = match(game, agents, games=args.final_games, seed=args.match_seed, openings=4)
     print(result_match.summary(), flush=True)
     backend = jax.default_backend()
     n = result_match.wins + result_match.draws + result_match.losses
@@ -173,6 +181,7 @@ def connect4(args: argparse.Namespace, argv: list[str] | None) -> int:
             "agents": result_match.agents,
             "games": n,
             "openings_plies": 4,
+            "seed": args.match_seed,
             "wins": result_match.wins,
             "draws": result_match.draws,
             "losses": result_match.losses,
@@ -183,7 +192,8 @@ def connect4(args: argparse.Namespace, argv: list[str] | None) -> int:
             "match_wall_seconds": round(time.perf_counter() - t0 - wall_train, 1),
         },
     }
-    path = os.path.join(HERE, "results", f"learn_connect4_{backend}.json")
+    seed_tag = "" if args.match_seed == 2026 else f"_seed{args.match_seed}"
+    path = os.path.join(HERE, "results", f"learn_connect4_{backend}{seed_tag}.json")
     write_json(result, path)
     print(path)
     return 0
