@@ -1,8 +1,12 @@
-"""TD(lambda) self-play for backgammon: train, then measure against pubeval and random.
+"""TD(lambda) self-play for backgammon: train, then measure against pubeval and random
+(and, with ``--game connect4``, for connect four: see :func:`connect4`).
 
     python benchmarks/learn.py --minutes 15 --final-games 10000
     python benchmarks/learn.py --minutes 1 --final-games 200 --out /tmp/learn   # a quick look
     python benchmarks/learn.py --two-ply-games 2048 --keep 2   # 2-ply vs 1-ply, no training
+    python benchmarks/learn.py --game connect4 --games 150000 --hidden 80 --final-games 400
+    python benchmarks/learn.py --game connect4 --games 150000 --final-games 400 --match-seed 7
+        # (the second: the checkpoint in --out has its games already, so only the match runs)
 
 Trains a 198-40-1 network (:mod:`jaxgames.learn`) by self-play for ``--minutes`` of
 training time (the learning-curve matches are not counted), measuring its score against
@@ -24,16 +28,19 @@ Writes ``results/learn_two_ply_<backend>.json``: W/L, points per game, the score
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
 import sys
 import time
+from typing import Any
 
 import jax
 
 import jaxgames
 from jaxgames.bench.helpers import command_line, machine_info, write_json
 from jaxgames.compilation import use_persistent_cache
+from jaxgames.game import Game
 from jaxgames.learn.network import load_checkpoint
 from jaxgames.learn.plot import plot_curve
 from jaxgames.learn.selfplay import TWO_PLY, play_match
@@ -105,14 +112,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curve-games", type=int, default=400)
     parser.add_argument("--final-games", type=int, default=10000)
     parser.add_argument("--lanes", type=int, default=128)
-    parser.add_argument("--out", default=os.path.join(HERE, "results", "learn_backgammon"))
+    parser.add_argument("--game", choices=("backgammon", "connect4"), default="backgammon")
+    parser.add_argument("--hidden", type=int, default=None, help="hidden units (default 40)")
+    parser.add_argument("--out", default=None, help="default: results/learn_<game>")
+    parser.add_argument(
+        "--match-seed",
+        type=int,
+        default=2026,
+        help="connect4: the arena's seed (its openings); another seed writes its own JSON",
+    )
     parser.add_argument("--two-ply-games", type=int, default=0)
     parser.add_argument("--keep", type=int, default=2, help="plays kept by 1 ply for 2-ply")
     parser.add_argument("--checkpoint", default=os.path.join(HERE, "results", DEFAULT_NET))
     args = parser.parse_args(argv)
+    args.out = args.out or os.path.join(HERE, "results", f"learn_{args.game}")
     use_persistent_cache()
     if args.two_ply_games:
         return two_ply_match(args, argv)
+    if args.game == "connect4":
+        return connect4(args, argv)
     game = jaxgames.make("backgammon")
     load_before = os.getloadavg()
     t0 = time.perf_counter()
@@ -120,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         game,
         args.games,
         args.out,
-        dict(lanes=args.lanes),
+        dict(lanes=args.lanes) | ({} if args.hidden is None else dict(hidden=args.hidden)),
         eval_every=args.eval_every,
         eval_games=args.curve_games,
         minutes=args.minutes,
@@ -159,6 +177,95 @@ def main(argv: list[str] | None = None) -> int:
         os.path.join(HERE, "results", f"learn_{backend}.png"),
         title=f"backgammon TD(lambda) self-play ({backend})",
     )
+    print(path)
+    return 0
+
+
+@dataclasses.dataclass(frozen=True)
+class OnOwnGame:
+    """An arena agent that searches ``game`` (the same rules with another EVAL) whatever
+    game the arena passes: how two EVALs meet in one match."""
+
+    agent: Any
+    game: Game
+    spec: str
+
+    def __call__(self, game: Game, states: Any, seed: int) -> Any:
+        return self.agent(self.game, states, seed)
+
+
+def connect4(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """Connect four: train a network by TD(lambda) self-play (epsilon-greedy, the game's
+    default 0.1), then play ``--final-games`` arena games of alpha-beta depth 4 with the
+    network as EVAL against alpha-beta depth 4 with the hand-written threat heuristic,
+    seats swapped within each pair of games and each pair from its own 4-ply random opening
+    (alpha-beta is deterministic: without openings every pair would replay one game).
+    Writes ``results/learn_connect4_<backend>.json``."""
+    from jaxgames.arena.agents import parse_agent
+    from jaxgames.arena.match import match
+
+    game = jaxgames.make("connect4")
+    load_before = os.getloadavg()
+    options = dict(lanes=args.lanes) | ({} if args.hidden is None else dict(hidden=args.hidden))
+    t0 = time.perf_counter()
+    meta = train(
+        game,
+        args.games,
+        args.out,
+        options,
+        eval_every=args.eval_every,
+        eval_games=args.curve_games,
+        minutes=args.minutes,
+    )
+    wall_train = time.perf_counter() - t0
+    meta.pop("net")
+    checkpoint = os.path.join(args.out, CHECKPOINT)
+    learned = jaxgames.make("connect4", eval=checkpoint)
+    search = "alphabeta:depth=4"
+    agents = [OnOwnGame(parse_agent(search), learned, search + ",eval=net"), parse_agent(search)]
+    load_match = os.getloadavg()
+    result_match = match(game, agents, games=args.final_games, seed=args.match_seed, openings=4)
+    print(result_match.summary(), flush=True)
+    backend = jax.default_backend()
+    n = result_match.wins + result_match.draws + result_match.losses
+    result = {
+        "benchmark": "learn",
+        "command": command_line("benchmarks/learn.py", argv if argv is not None else sys.argv[1:]),
+        "machine": machine_info(),
+        "load_average_before": load_before,
+        "load_average_before_match": load_match,
+        "load_average_after": os.getloadavg(),
+        "game": "connect4",
+        "network": f"{game.num_features}-{meta['options']['hidden']}-1 sigmoid MLP (Equinox), "
+        "TD(lambda) self-play, optax",
+        "options": meta["options"],
+        "games_trained": meta["games"],
+        "moves_trained": meta["moves"],
+        "training_seconds": meta["seconds"],
+        "training_wall_seconds_with_curve": round(wall_train, 1),
+        "selfplay_moves_per_s": round(meta["moves"] / max(meta["seconds"], 1e-9), 1),
+        "selfplay_games_per_s": round(meta["games"] / max(meta["seconds"], 1e-9), 2),
+        "checkpoint_bytes": meta["bytes"],
+        "checkpoint": os.path.relpath(checkpoint, HERE),
+        "curve": meta["curve"],
+        "match": {
+            "agents": result_match.agents,
+            "games": n,
+            "openings_plies": 4,
+            "seed": args.match_seed,
+            "wins": result_match.wins,
+            "draws": result_match.draws,
+            "losses": result_match.losses,
+            "score": round(result_match.score, 4),
+            "elo": round(result_match.elo, 1),
+            "elo_95": [round(result_match.elo_low, 1), round(result_match.elo_high, 1)],
+            "seconds_per_move": [round(t, 4) for t in result_match.seconds_per_move()],
+            "match_wall_seconds": round(time.perf_counter() - t0 - wall_train, 1),
+        },
+    }
+    seed_tag = "" if args.match_seed == 2026 else f"_seed{args.match_seed}"
+    path = os.path.join(HERE, "results", f"learn_connect4_{backend}{seed_tag}.json")
+    write_json(result, path)
     print(path)
     return 0
 

@@ -33,6 +33,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             ("lr", args.lr),
             ("lam", args.lam),
             ("hidden", args.hidden),
+            ("epsilon", args.epsilon),
             ("seed", args.seed),
         )
         if v is not None
@@ -103,5 +104,10 @@ def add_train(command) -> None:
     p.add_argument("--lr", type=float, help="Adam's learning rate (default 0.003)")
     p.add_argument("--lam", type=float, help="lambda of TD(lambda) (default 0.7)")
     p.add_argument("--hidden", type=int, help="hidden units (default 40)")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        help="share of random moves in self-play (default 0, or the game's: 0.1 for connect4)",
+    )
     p.add_argument("--seed", type=int, help="random seed (default 0)")
     p.set_defaults(run=cmd_train)

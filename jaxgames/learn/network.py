@@ -125,6 +125,17 @@ def load_checkpoint(path: str, opt_state_like: Any = None) -> tuple[ValueNet, di
     return net, meta, opt_state
 
 
+def load_eval_network(path: str, game_name: str, num_features: int) -> ValueNet:
+    """The network of checkpoint ``path`` for a game's EVAL (a one-line GameError if it is
+    not a checkpoint of this game or its inputs are not the game's encoding)."""
+    net, meta, _ = load_checkpoint(path)
+    if meta.get("game") != game_name:
+        raise GameError(f"eval {path!r}: a checkpoint of {meta.get('game')!r}, not {game_name!r}")
+    if net.sizes[0] != num_features:
+        raise GameError(f"eval {path!r}: {net.sizes[0]} inputs, the encoding has {num_features}")
+    return net
+
+
 def _open(path: str):
     if not os.path.isfile(path):
         raise GameError(f"checkpoint {path!r}: no such file")

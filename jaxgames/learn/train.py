@@ -66,6 +66,9 @@ def train(
     check_learnable(game)
     path = os.path.join(out_dir, CHECKPOINT)
     opts = default_options()
+    # a game's own defaults (``learn_options``: a game without dice sets an epsilon, or
+    # greedy self-play would replay one game), then the caller's
+    opts.update(getattr(game, "learn_options", {}))
     opts.update(options or {})
     meta: dict[str, Any] = {"game": game.spec, "games": 0, "seconds": 0.0, "moves": 0, "curve": []}
     net = opt_state = None

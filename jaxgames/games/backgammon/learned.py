@@ -37,7 +37,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxgames.game import GameError, two_player_utility
+from jaxgames.game import two_player_utility
 from jaxgames.games.backgammon.doubles import _doubles_pick, _doubles_table
 from jaxgames.games.backgammon.encoding import _PTS, BAR, NUM_CHECKERS, OFF, BackgammonState
 from jaxgames.games.backgammon.non_doubles import _non_doubles_pick, _non_doubles_table
@@ -223,12 +223,8 @@ class BackgammonLearning:
 
 def load_eval_network(path: str, game_name: str, num_features: int):
     """The network of checkpoint ``path`` for a game's EVAL (a one-line GameError if it is
-    not a checkpoint of this game)."""
-    from jaxgames.learn.network import load_checkpoint
+    not a checkpoint of this game); imported here so that making the game without ``eval``
+    does not import Equinox."""
+    from jaxgames.learn.network import load_eval_network as load
 
-    net, meta, _ = load_checkpoint(path)
-    if meta.get("game") != game_name:
-        raise GameError(f"eval {path!r}: a checkpoint of {meta.get('game')!r}, not {game_name!r}")
-    if net.sizes[0] != num_features:
-        raise GameError(f"eval {path!r}: {net.sizes[0]} inputs, the encoding has {num_features}")
-    return net
+    return load(path, game_name, num_features)

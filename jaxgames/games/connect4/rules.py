@@ -25,16 +25,22 @@ from jaxgames.games.connect4.board import (
     _lines_through,
 )
 from jaxgames.games.connect4.evaluation import ConnectFourEvaluation
+from jaxgames.games.connect4.learned import ConnectFourLearning
 from jaxgames.games.connect4.notation import ConnectFourNotation
 
 
-class ConnectFour(ConnectFourNotation, ConnectFourEvaluation, ConnectFourBitboards, Game):
+class ConnectFour(
+    ConnectFourNotation, ConnectFourLearning, ConnectFourEvaluation, ConnectFourBitboards, Game
+):
     """Connect four on any board (7x6 by default); player 0 (``x``) moves first.
 
     Args:
         width: columns, 1..9 (so a column is one digit in move sequences).
         height: rows, 1..127.
         connect: stones in a line needed to win, 2..max(width, height).
+        eval: a checkpoint of a network trained by :mod:`jaxgames.learn` to use as EVAL
+            instead of the threat heuristic (``make("connect4", eval="net.npz")``; see
+            :mod:`.learned`); every search that reads EVAL then uses the network.
 
     Attributes:
         score_base: ``(width * height + 1) // 2 + 1``; a win with ``k`` stones scores
@@ -52,7 +58,7 @@ class ConnectFour(ConnectFourNotation, ConnectFourEvaluation, ConnectFourBitboar
     zero_sum = True
     moves_are_places = True  # PlaceMoves: an action is a column, the same wherever played
 
-    def __init__(self, width: int = 7, height: int = 6, connect: int = 4) -> None:
+    def __init__(self, width: int = 7, height: int = 6, connect: int = 4, eval: str = "") -> None:
         for key, value in (("width", width), ("height", height), ("connect", connect)):
             if not isinstance(value, int | np.integer) or isinstance(value, bool):
                 raise GameError(f"connect4: {key} must be an integer, got {value!r}")
@@ -69,6 +75,9 @@ class ConnectFour(ConnectFourNotation, ConnectFourEvaluation, ConnectFourBitboar
         self.width, self.height, self.connect = width, height, connect
         given = {"width": width, "height": height, "connect": connect}
         self.params: dict[str, Any] = {k: v for k, v in given.items() if v != _DEFAULTS[k]}
+        board_spec = self.spec  # what the checkpoint of a network for this board records
+        if eval:
+            self.params["eval"] = eval
         self.cells = width * height
         self.num_actions = width
         self.max_game_length = self.cells
@@ -103,6 +112,18 @@ class ConnectFour(ConnectFourNotation, ConnectFourEvaluation, ConnectFourBitboar
         self._host_zobrist = [int(z[0]) | int(z[1]) << 32 for z in self._zobrist.reshape(-1, 2)]
         self._host_side = int(self._zobrist_side[0]) | int(self._zobrist_side[1]) << 32
         self.move_names = tuple(str(c + 1) for c in range(width))  # FixedMoveNames
+        self._net = None
+        if eval:  # imported here: a game made without a network needs no Equinox
+            from jaxgames.learn.network import load_eval_network
+
+            self._net = load_eval_network(eval, board_spec, self.num_features)
+
+    def evaluate(self, state: ConnectFourState) -> jax.Array:
+        """EVAL: the learned network's (when made with ``eval=``), else the threat heuristic
+        (:meth:`~jaxgames.games.connect4.evaluation.ConnectFourEvaluation.evaluate`)."""
+        if self._net is not None:
+            return self._learned_evaluate(state)
+        return ConnectFourEvaluation.evaluate(self, state)
 
     # ------------------------------------------------------------------ protocol (traced)
     def init(self) -> ConnectFourState:
