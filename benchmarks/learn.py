@@ -4,6 +4,7 @@
     python benchmarks/learn.py --minutes 15 --final-games 10000
     python benchmarks/learn.py --minutes 1 --final-games 200 --out /tmp/learn   # a quick look
     python benchmarks/learn.py --two-ply-games 2048 --keep 2   # 2-ply vs 1-ply, no training
+    python benchmarks/learn.py --gnubg-games 400   # against GNU Backgammon 0-ply, no training
     python benchmarks/learn.py --game connect4 --games 150000 --hidden 80 --final-games 400
     python benchmarks/learn.py --game connect4 --games 150000 --final-games 400 --match-seed 7
         # (the second: the checkpoint in --out has its games already, so only the match runs)
@@ -23,6 +24,14 @@ against the same network at 1 ply, in seat-swapped pairs sharing their dice, in 
 ``--lanes`` games (the JSON is rewritten after each, so a stopped run keeps its games).
 Writes ``results/learn_two_ply_<backend>.json``: W/L, points per game, the score with a
 95 % interval (normal approximation over the games' scores), time and load.
+
+``--gnubg-games N`` trains nothing either: the committed network (1 ply, greedy) plays N
+games against GNU Backgammon (``gnubg``, on the PATH or in ``/usr/games``; skipped with a
+message where it is not installed) at its fastest setting: 0-ply cubeless evaluation, a
+money game without cube or Jacoby rule (gammons 2, backgammons 3), in seat-swapped pairs
+sharing their dice (:mod:`jaxgames.games.backgammon.gnubg_player`). Writes
+``results/learn_gnubg_<backend>.json``: W/L, points per game, the score with a 95 %
+interval, seconds per move of each side.
 """
 
 from __future__ import annotations
@@ -104,6 +113,60 @@ def two_ply_match(args: argparse.Namespace, argv: list[str] | None) -> int:
     return 0
 
 
+def gnubg_match(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """The committed network (1 ply) against GNU Backgammon at 0 ply (see the module doc)."""
+    from jaxgames.games.backgammon.gnubg_player import GnubgPlayer, find_gnubg, play_match_gnubg
+
+    program = find_gnubg()
+    if program is None:
+        print("gnubg is not installed (apt-get install gnubg): no match played")
+        return 0
+    game = jaxgames.make("backgammon")
+    net, _, _ = load_checkpoint(args.checkpoint)
+    load_before = os.getloadavg()
+    with GnubgPlayer(program, plies=0) as gnubg:
+        score, sides = play_match_gnubg(
+            game, net, gnubg, args.gnubg_games, seed=7, lanes=args.lanes
+        )
+    games = score.games
+    mean = score.score
+    # per-game scores are 1, 0 or 1/2: their variance gives the normal-approximation interval
+    squares = score.wins + 0.25 * (games - score.wins - score.losses)
+    half = 1.96 * math.sqrt(max(squares / games - mean**2, 0.0) / games)
+    result = {
+        "benchmark": "learn_gnubg",
+        "command": command_line("learn.py", argv if argv is not None else sys.argv[1:]),
+        "machine": machine_info(),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "game": "backgammon",
+        "checkpoint": os.path.relpath(args.checkpoint, HERE),
+        "player_a": "the network, 1 ply (greedy)",
+        "player_b": "GNU Backgammon 0-ply, cubeless, money game without Jacoby (gammons count)",
+        "pairs": "seat-swapped, sharing their dice",
+        "games": games,
+        "wins": score.wins,
+        "losses": score.losses,
+        "draws": games - score.wins - score.losses,
+        "points_per_game": round(score.points / games, 4),
+        "score": round(mean, 4),
+        "score_95": [round(mean - half, 4), round(mean + half, 4)],
+        "moves": score.moves,
+        # the network's lanes move together in one batched call (compilation included);
+        # gnubg is asked one position at a time, only where a roll has more than one play
+        "net_moves": sides["net_moves"],
+        "net_seconds_per_move": round(sides["net_seconds"] / max(sides["net_moves"], 1), 5),
+        "gnubg_moves_asked": sides["gnubg_moves"],
+        "gnubg_seconds_per_move": round(sides["gnubg_seconds"] / max(sides["gnubg_moves"], 1), 5),
+        "seconds": round(score.seconds, 1),
+    }
+    path = os.path.join(HERE, "results", f"learn_gnubg_{jax.default_backend()}.json")
+    write_json(result, path)
+    print(f"{games} games: score {mean:.4f} +- {half:.4f}, {score.seconds:.0f} s", flush=True)
+    print(path)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--minutes", type=float, default=15.0)
@@ -122,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         help="connect4: the arena's seed (its openings); another seed writes its own JSON",
     )
     parser.add_argument("--two-ply-games", type=int, default=0)
+    parser.add_argument("--gnubg-games", type=int, default=0)
     parser.add_argument("--keep", type=int, default=2, help="plays kept by 1 ply for 2-ply")
     parser.add_argument("--checkpoint", default=os.path.join(HERE, "results", DEFAULT_NET))
     args = parser.parse_args(argv)
@@ -129,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     use_persistent_cache()
     if args.two_ply_games:
         return two_ply_match(args, argv)
+    if args.gnubg_games:
+        return gnubg_match(args, argv)
     if args.game == "connect4":
         return connect4(args, argv)
     game = jaxgames.make("backgammon")
