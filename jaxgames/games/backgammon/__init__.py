@@ -119,6 +119,7 @@ The code lives in these modules:
 * :mod:`.rules`: the :class:`Backgammon` game (``step``, sampling, move lists, utility);
 * :mod:`.evaluation`: the evaluation;
 * :mod:`.notation`: board strings, position IDs and moves (host side).
+* :mod:`.gnubg_player`: GNU Backgammon as an opponent (a ``gnubg`` process, host side).
 """
 
 # Each name is re-exported as ``X as X``; the private ones are read by the tests, which
