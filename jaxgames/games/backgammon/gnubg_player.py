@@ -52,7 +52,7 @@ import json, sys
 import gnubg
 
 gnubg.command("set jacoby off")
-PLIES = int(sys.argv[-1]) if sys.argv[-1].isdigit() else 0
+PLIES = int("@PLIES@")
 cube = gnubg.cubeinfo(1, -1, 0, 0)
 context = gnubg.evalcontext(0, PLIES, 0, 0, 0.0)
 sys.stdout.write("%sready\\n" % REPLY)
@@ -116,12 +116,13 @@ class GnubgPlayer:
     def __init__(self, program: str, plies: int = 0) -> None:
         fd, self._script = tempfile.mkstemp(suffix=".py", prefix="gnubg_driver_")
         with os.fdopen(fd, "w") as f:
-            f.write(DRIVER)
+            # the plies go into the script: gnubg would read an extra argument as a file
+            f.write(DRIVER.replace("@PLIES@", str(int(plies))))
         self.plies = plies
         self.seconds = 0.0  # wall time of the round trips (gnubg's thinking and the pipe)
         self.asked = 0
         self._proc = subprocess.Popen(
-            [program, "-t", "-q", "-p", self._script, str(plies)],
+            [program, "-t", "-q", "-p", self._script],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
