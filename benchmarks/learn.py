@@ -61,6 +61,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_NET = os.path.join("learn_backgammon", CHECKPOINT)
 
 
+def score_interval(wins: int, losses: int, games: int) -> tuple[float, float]:
+    """The score (draws half) and the half-width of its 95 % normal-approximation interval:
+    per-game scores are 1, 1/2 or 0, and their variance over the games gives it."""
+    mean = (games - losses + wins) / (2 * games)
+    squares = wins + 0.25 * (games - wins - losses)
+    return mean, 1.96 * math.sqrt(max(squares / games - mean**2, 0.0) / games)
+
+
 def two_ply_match(args: argparse.Namespace, argv: list[str] | None) -> int:
     """The learned EVAL at 2-ply against the same network at 1 ply (see the module doc)."""
     game = jaxgames.make("backgammon", eval=args.checkpoint)
@@ -68,7 +76,6 @@ def two_ply_match(args: argparse.Namespace, argv: list[str] | None) -> int:
     path = os.path.join(HERE, "results", f"learn_two_ply_{jax.default_backend()}.json")
     load_before = os.getloadavg()
     total = dict(games=0, wins=0, losses=0, points=0.0, moves=0, seconds=0.0)
-    squares = 0.0  # sum of the games' scores squared (1 won, 0 lost, 1/2 drawn): the interval
     match = 0
     while total["games"] < args.two_ply_games:
         n = min(args.lanes, args.two_ply_games - total["games"])
@@ -78,10 +85,8 @@ def two_ply_match(args: argparse.Namespace, argv: list[str] | None) -> int:
         match += 1
         for name in ("games", "wins", "losses", "points", "moves", "seconds"):
             total[name] += getattr(score, name)
-        squares += score.wins + 0.25 * (score.games - score.wins - score.losses)
         games = total["games"]
-        mean = (games - total["losses"] + total["wins"]) / (2 * games)
-        half = 1.96 * math.sqrt(max(squares / games - mean**2, 0.0) / games)
+        mean, half = score_interval(total["wins"], total["losses"], games)
         result = {
             "benchmark": "learn_two_ply",
             "command": command_line("learn.py", argv if argv is not None else sys.argv[1:]),
@@ -129,10 +134,7 @@ def gnubg_match(args: argparse.Namespace, argv: list[str] | None) -> int:
             game, net, gnubg, args.gnubg_games, seed=7, lanes=args.lanes
         )
     games = score.games
-    mean = score.score
-    # per-game scores are 1, 0 or 1/2: their variance gives the normal-approximation interval
-    squares = score.wins + 0.25 * (games - score.wins - score.losses)
-    half = 1.96 * math.sqrt(max(squares / games - mean**2, 0.0) / games)
+    mean, half = score_interval(score.wins, score.losses, games)
     result = {
         "benchmark": "learn_gnubg",
         "command": command_line("learn.py", argv if argv is not None else sys.argv[1:]),
