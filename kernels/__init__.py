@@ -29,6 +29,7 @@ from jaxgames.kernels.sharding import (
 )
 from jaxgames.kernels.states import (
     batch_size,
+    bucket_size,
     check_batch,
     concat,
     pad_to,
@@ -47,6 +48,7 @@ __all__ = [
     "PlayoutResult",
     "batch_sharding",
     "batch_size",
+    "bucket_size",
     "check_batch",
     "batched",
     "concat",

@@ -11,6 +11,12 @@ import numpy as np
 States = Any  # a game's state pytree with a leading batch axis on every leaf
 
 
+def bucket_size(n: int, smallest: int = 1) -> int:
+    """``n`` rounded up to a power of two, at least ``smallest`` (itself a power of two):
+    batches padded to these sizes compile a handful of programs, not one per size."""
+    return max(smallest, 1 << (max(n, 1) - 1).bit_length())
+
+
 def batch_size(states: States) -> int:
     """The common leading dimension ``B`` of a batch of states."""
     return int(jax.tree.leaves(states)[0].shape[0])

@@ -20,6 +20,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxgames.game import Game
+from jaxgames.kernels import bucket_size
 
 State = Any
 
@@ -75,10 +76,7 @@ def plays_by_rank(game: Game, states: State, lane: jax.Array, rank: jax.Array) -
 
 def bucket(total: int, smallest: int = 64) -> int:
     """The list size for ``total`` pairs: the next power of two, at least ``smallest``."""
-    size = smallest
-    while size < total:
-        size *= 2
-    return size
+    return bucket_size(total, smallest)
 
 
 def pairs(counts: jax.Array, size: int) -> tuple[jax.Array, jax.Array, jax.Array]:

@@ -55,7 +55,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import CHANCE, Game, GameError
-from jaxgames.kernels import leaf_values, stack, take
+from jaxgames.kernels import bucket_size, leaf_values, stack, take
 from jaxgames.kernels.expand import branch_weights
 from jaxgames.search.horizon import needed_depth
 from jaxgames.search.minimax import minimax_batch
@@ -99,7 +99,7 @@ def _player(game: Game, state: Any) -> jax.Array:
 
 
 def _bucket(n: int) -> int:
-    return max(8, 1 << (max(n, 1) - 1).bit_length())
+    return bucket_size(n, 8)
 
 
 class _HostSearch:

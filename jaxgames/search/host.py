@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from jaxgames.game import Game
-from jaxgames.kernels import batch_size, batched, pad_to, stack, to_numpy
+from jaxgames.kernels import batch_size, batched, bucket_size, pad_to, stack, to_numpy
 from jaxgames.search.levels import Levels, expand_levels
 from jaxgames.search.minimax import Backup, backup, principal_variation, root_action_values
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -149,7 +149,7 @@ def paranoid_backup(root_player: int) -> BackupRule:
 def _on_device(fn: Any, states: Any) -> np.ndarray:
     """A batched kernel on ``states`` padded to a power of two (few compiled shapes)."""
     n = batch_size(states)
-    return np.asarray(fn(pad_to(states, max(16, 1 << (max(n, 1) - 1).bit_length()))))[:n]
+    return np.asarray(fn(pad_to(states, bucket_size(n, 16))))[:n]
 
 
 __all__ = ["BackupRule", "FrontierSearch", "host_driver", "one_root", "paranoid_backup"]

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxgames.game import CHANCE, Game
-from jaxgames.kernels import batch_size, batched, pad_to, stack, take
+from jaxgames.kernels import batch_size, batched, bucket_size, pad_to, stack, take
 from jaxgames.search.horizon import needed_depth
 from jaxgames.search.levels import Levels, expand_levels
 from jaxgames.search.result import BatchSearchResult, SearchResult
@@ -36,7 +36,7 @@ from jaxgames.search.result import BatchSearchResult, SearchResult
 
 def _bucket(n: int) -> int:
     """Round up to a power of two (at least 256), so the backup compiles for few shapes."""
-    return max(256, 1 << (max(n, 1) - 1).bit_length())
+    return bucket_size(n, 256)
 
 
 @jax.jit
