@@ -266,6 +266,13 @@ def startup_lines(add: Add, version: str, parts: dict[str, Any], result: dict) -
                 {"seconds": shown, **({"error": cli["error"]} if "error" in cli else {})},
                 note=f"{label} s, fresh process; {parts.get('compilation_cache')}",
             )
+            if cli.get("search_begins_s") is not None:  # `--progress log`: the search began
+                add(
+                    f"startup {key.replace('_', ' ')} {run} search begins",
+                    version,
+                    {"seconds": cli["search_begins_s"]},
+                    note="s from the process start to its first search phase, fresh process",
+                )
 
 
 ROW_LINES: dict[str, Callable[[Add, str, dict[str, Any], dict], None]] = {

@@ -126,6 +126,8 @@ def versions() -> dict[str, Any]:
 # ---------------------------------------------------------------- the command line
 SUMMARY = re.compile(r"([\d,]+) positions in ([\d.]+) s: ([\d,.]+) positions/s, ([\d,]+) nodes/s")
 FIRST_CHUNK = re.compile(r"first chunk \(with compilation\) ([\d.]+) s")
+PHASE = re.compile(r"jaxgames: [\d.]+ s: (.*)$")  # a line of `--progress log`
+SEARCHING = re.compile(r"(alpha-beta|expectiminimax|maxn|paranoid) of ")  # not "compiling ..."
 
 
 def run_cli(
@@ -138,33 +140,42 @@ def run_cli(
     checkout of the other version) cannot shadow the installed package.
     """
     cwd = tempfile.mkdtemp(dir=work)
-    err_path = os.path.join(cwd, "stderr.txt")
-    with open(err_path, "w", encoding="utf-8") as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "jaxgames", *argv],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
-        )
-        timer = threading.Timer(timeout, proc.kill) if timeout else None
-        if timer:
-            timer.start()
-        first_row = None
-        lines = 0
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines += 1
-            if first_row is None and line.startswith("{"):
-                first_row = time.perf_counter() - start
-        code = proc.wait()
-        wall = time.perf_counter() - start
-        if timer:
-            timer.cancel()
-    with open(err_path, encoding="utf-8") as f:
-        stderr = f.read()
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jaxgames", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    timer = threading.Timer(timeout, proc.kill) if timeout else None
+    if timer:
+        timer.start()
+    # stderr read as it comes, each line with the second it arrived: with `--progress log`
+    # the phases' lines say when the search itself began
+    err_lines: list[tuple[float, str]] = []
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            err_lines.append((time.perf_counter() - start, line))
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    first_row = None
+    lines = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines += 1
+        if first_row is None and line.startswith("{"):
+            first_row = time.perf_counter() - start
+    code = proc.wait()
+    reader.join()
+    wall = time.perf_counter() - start
+    if timer:
+        timer.cancel()
+    stderr = "".join(line for _, line in err_lines)
     out: dict[str, Any] = {
         "command": "jaxgames " + " ".join(os.path.basename(a) for a in argv),
         "returncode": code,
@@ -172,6 +183,12 @@ def run_cli(
         "first_row_s": first_row,
         "stdout_lines": lines,
     }
+    phases = [(t, m.group(1)) for t, line in err_lines if (m := PHASE.match(line))]
+    if phases:
+        out["phases"] = [{"at_s": t, "phase": text} for t, text in phases]
+        searching = [t for t, text in phases if SEARCHING.match(text)]
+        if searching:  # the first search began: start-up, tracing and compiling are behind
+            out["search_begins_s"] = searching[0]
     m = SUMMARY.search(stderr)
     if m:
         out["reported"] = {
@@ -476,6 +493,15 @@ def row_backgammon(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> 
     print(f"  kernel   {fmt(row)}", flush=True)
 
 
+def has_progress_log() -> bool:
+    """The install under test has ``--progress log`` (an older one has no such option)."""
+    try:
+        from jaxgames.progress import DISPLAYS
+    except ImportError:
+        return False
+    return "log" in DISPLAYS
+
+
 def row_startup(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> None:
     work, s = inputs["work"], inputs["settings"]
     cached = importlib.util.find_spec("jaxgames.compilation") is not None
@@ -488,6 +514,8 @@ def row_startup(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> Non
     path = inputs["files"]["startup_fens"]
     env = fresh_cache_env(work)
     argv = ["evaluate", "chess", path, "--depth", str(s["chess_depth"]), "--format", "jsonl"]
+    if has_progress_log():
+        argv += ["--progress", "log"]
     runs = {}
     for run in ("first_run", "second_run"):
         runs[run] = run_cli(argv, env, work, s["cli_timeout"])
@@ -514,6 +542,8 @@ ROW_FUNCTIONS: dict[str, Callable[[dict[str, Any], Callable[[str, Any], None]], 
 def cli_line(res: dict[str, Any]) -> str:
     """One command line's run in words."""
     parts = [f"wall {res['wall_s']:.2f} s"]
+    if res.get("search_begins_s") is not None:
+        parts.append(f"search begins at {res['search_begins_s']:.2f} s")
     if res.get("first_row_s") is not None:
         parts.append(f"first row at {res['first_row_s']:.2f} s")
     rep = res.get("reported")

@@ -126,15 +126,47 @@ class StatusLine:
         self._thread.join()
 
 
+class PhaseLog:
+    """One line on stderr each time a phase begins, with the seconds since the display was
+    made: progress for a log file or a pipe, where a redrawn status line would be noise."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.phase_text = ""
+        self.start = time.perf_counter()
+
+    def show_phase(self, text: str) -> None:
+        self.phase_text = text
+        if text:
+            elapsed = time.perf_counter() - self.start
+            self.stream.write(f"jaxgames: {elapsed:.2f} s: {text}\n")
+            self.stream.flush()
+
+    def show_count(self, done: int, total: int | None, unit: str) -> None:
+        pass  # the rows themselves, and the summary, say how far the work is
+
+    def close(self) -> None:
+        pass
+
+
+DISPLAYS = ("auto", "line", "log", "off")
+"""``--progress`` choices: ``auto`` (a status line when stderr is a terminal, else none),
+``line``, ``log`` (:class:`PhaseLog`), ``off``."""
+
+
 @contextmanager
-def status_line(shown: bool) -> Iterator[StatusLine | None]:
-    """A :class:`StatusLine` installed for the duration when ``shown``, else nothing."""
-    if not shown:
+def status_line(shown: bool | str) -> Iterator[StatusLine | PhaseLog | None]:
+    """The display ``shown`` names (True: a :class:`StatusLine`; ``"log"``: a
+    :class:`PhaseLog`; False or ``"off"``: none) installed for the duration."""
+    if shown is True or shown == "line":
+        display: StatusLine | PhaseLog = StatusLine()
+    elif shown == "log":
+        display = PhaseLog()
+    else:
         yield None
         return
-    line = StatusLine()
     try:
-        with installed(line):
-            yield line
+        with installed(display):
+            yield display
     finally:
-        line.close()
+        display.close()

@@ -20,6 +20,12 @@ ALPHABETA: dict[str, dict[str, Any]] = {
     # CPU, 2 devices): 256 lanes a device searched 324-351 positions/s, 512 lanes 196-266 and
     # 128 lanes 296-331; wider lanes spill the caches and leave more lanes idle at the tail
     "othello": {"lanes": 256},
+    # benchmarks/README.md, "Search speed" (random-play middlegame FENs, depth 3, quiescence
+    # 4, 2-core CPU, 2 devices): 1,024 positions at 128 lanes a device 116 positions/s, 64
+    # lanes 88, 256 lanes (the default 512, halved by the devices) 57-78 on 512 positions;
+    # a chess lane's stack is large (states with their move planes, 218-move frames), so
+    # wide loops spill the caches
+    "chess": {"lanes": 128},
 }
 """Per-game defaults of the search, measured: the machine and benchmark each came from are
 in the comment above its entry. Rules files hold rules; how to search them is kept here."""

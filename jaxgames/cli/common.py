@@ -35,6 +35,12 @@ def report_bad(bad: list[BadLine]) -> None:
         print(f"jaxgames: skipped {line.source}: {line.message}", file=sys.stderr)
 
 
-def shown(args: argparse.Namespace) -> bool:
-    """Progress goes to stderr when it is a terminal, unless ``--quiet``."""
-    return not args.quiet and sys.stderr.isatty()
+def shown(args: argparse.Namespace) -> bool | str:
+    """The progress display on stderr (:func:`jaxgames.progress.status_line`): ``--progress``
+    as given; by default a status line when stderr is a terminal; none with ``--quiet``."""
+    choice = getattr(args, "progress", "auto")
+    if args.quiet or choice == "off":
+        return False
+    if choice == "auto":
+        return sys.stderr.isatty()
+    return choice

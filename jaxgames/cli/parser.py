@@ -9,6 +9,7 @@ from typing import Any
 from jaxgames.cli.common import UsageError
 from jaxgames.cli.evaluate import cmd_evaluate
 from jaxgames.cli.verbs import cmd_bench, cmd_games, cmd_perft, cmd_rollout, cmd_show, cmd_solve
+from jaxgames.progress import DISPLAYS
 from jaxgames.registry import game_class, list_games
 
 DEFAULT_DEPTH = 4
@@ -61,6 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     quiet = argparse.ArgumentParser(add_help=False)
     quiet.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    quiet.add_argument(
+        "--progress",
+        choices=DISPLAYS,
+        default="auto",
+        help="progress on stderr: a status line on a terminal (auto), always (line), one"
+        " timed line per phase for logs (log), or none (off)",
+    )
     parser = _Parser(
         prog="jaxgames",
         description="Batched game-tree evaluation in JAX.",

@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -160,6 +161,24 @@ def test_evaluate_without_out_writes_rows_to_stdout(capsys, positions_file):
     status, stdout, _ = run(capsys, *argv)
     assert status == 0
     assert [json.loads(line)["position"] for line in stdout.splitlines()] == EVAL_POSITIONS
+
+
+def test_evaluate_progress_log_writes_a_timed_line_per_phase(capsys, tmp_path):
+    """``--progress log``: one line per phase on stderr, seconds rising, the search's phase
+    after its compilation; the rows are those of a run without it."""
+    path = tmp_path / "positions.txt"
+    path.write_text("x.o/.x./..o\n4\n")
+    argv = ("evaluate", "tictactoe", str(path), "--depth", "1", "--format", "jsonl")
+    status, quiet_rows, _ = run(capsys, *argv, "--progress", "off")
+    assert status == 0
+    status, rows, err = run(capsys, *argv, "--progress", "log")
+    assert status == 0 and rows == quiet_rows
+    logged = [m for line in err.splitlines() if (m := re.match(r"jaxgames: ([\d.]+) s: ", line))]
+    phases = [m.string[m.end() :] for m in logged]
+    seconds = [float(m.group(1)) for m in logged]
+    assert len(phases) == 2 and phases[0].startswith("compiling alpha-beta of ")
+    assert phases[1] == phases[0].removeprefix("compiling ")
+    assert seconds == sorted(seconds)
 
 
 def test_evaluate_prints_a_table_by_default(capsys, positions_file):

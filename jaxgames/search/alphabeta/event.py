@@ -169,9 +169,11 @@ class Search:
         if config.history:
             mover = jnp.clip(fr.mover, 0, 1)
             bonus = jnp.where(quiet_cut, (remaining * remaining).astype(jnp.float32), 0.0)
-            row = lane.history[mover]
-            row = row.at[jnp.maximum(move, 0)].add(jnp.where(move >= 0, bonus, 0.0))
-            history = lane.history.at[mover].set(jnp.minimum(row, moves.HISTORY_CAP))
+            # one entry changes: read and write that entry alone (a whole row of the
+            # action space rewritten twice an event cost a fifth of chess's search)
+            slot = jnp.maximum(move, 0)
+            raised = lane.history[mover, slot] + jnp.where(move >= 0, bonus, 0.0)
+            history = lane.history.at[mover, slot].set(jnp.minimum(raised, moves.HISTORY_CAP))
             lane = lane._replace(history=history)
         return lane, out
 
