@@ -76,12 +76,12 @@ def load_helpers() -> ModuleType:
 helpers = load_helpers()
 UNAVAILABLE = helpers.UNAVAILABLE
 fresh_cache_env = helpers.fresh_cache_env
+first_and_median = helpers.first_and_median
 machine_info = helpers.machine_info
 one_line = helpers.one_line
 package_versions = helpers.package_versions
 rates = helpers.rates
 ratio = helpers.ratio
-twice = helpers.twice
 
 
 class Unavailable(Exception):
@@ -259,7 +259,9 @@ def row_connect4(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> No
         depth, depth_from = needed_depth(game, roots, moves)
         out: dict[str, Any] = {"positions": n, "depth": depth, "depth_from": depth_from}
 
-        first, seconds, res = twice(lambda roots=roots, d=depth: alphabeta_batch(game, roots, d))
+        first, seconds, res = first_and_median(
+            lambda roots=roots, d=depth: alphabeta_batch(game, roots, d)
+        )
         scores = [int(game.score_from_value(res.value[i, len(m) % 2])) for i, m in enumerate(moves)]
         kernel = rates(n, first, seconds, int(res.stats["nodes"]))
         kernel.update(
@@ -277,7 +279,7 @@ def row_connect4(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> No
         out["kernel"] = kernel
         print(f"  kernel   {fmt(kernel)}", flush=True)
 
-        first, seconds, rows = twice(
+        first, seconds, rows = first_and_median(
             lambda moves=moves: jaxgames.evaluate(game, moves, depth=C4_DEPTH)
         )
         public = rates(n, first, seconds, sum(int(r["nodes"]) for r in rows))
@@ -308,8 +310,10 @@ def default_quiescence(game: Any) -> int | None:
 
 def step_rate(game: Any, roots: Any, seed: int) -> dict[str, Any]:
     """The game's own batched step on the roots, one random legal move each: a jitted
-    ``vmap`` of ``step``, sharded over the devices as the searches are; the median of 5
-    samples, each long enough (20 ms) that a short call is not timed alone."""
+    ``vmap`` of ``step``, sharded over the devices as the searches are; the median of 7
+    samples, each long enough (200 ms: a call of a tenth of a millisecond, timed over 20 ms,
+    gave rates a factor 1.7 apart from one run to the next) that a short call is not timed
+    alone."""
     import jax
     import numpy as np
     from jaxgames.kernels import batch_size, local_mesh, shard_batch
@@ -327,15 +331,31 @@ def step_rate(game: Any, roots: Any, seed: int) -> dict[str, Any]:
     first = time.perf_counter() - t0
     t0 = time.perf_counter()
     jax.block_until_ready(step(states, acts))
-    calls = max(1, math.ceil(0.02 / max(time.perf_counter() - t0, 1e-7)))
+    calls = max(1, math.ceil(0.2 / max(time.perf_counter() - t0, 1e-7)))
     samples = []
-    for _ in range(5):
+    for _ in range(7):
         t0 = time.perf_counter()
         for _ in range(calls):
             out = step(states, acts)
         jax.block_until_ready(out)
         samples.append((time.perf_counter() - t0) / calls)
     seconds = statistics.median(samples)
+    # the same step inside one device loop, as a search's steps are: no call dispatched per
+    # step (the state after a step is stepped again by the same actions: an illegal action
+    # gives an unspecified state of the same shapes, at the same cost)
+    loop_steps = 100
+
+    @jax.jit
+    def looped(states, acts):
+        return jax.lax.fori_loop(0, loop_steps, lambda _, s: jax.vmap(game.step)(s, acts), states)
+
+    jax.block_until_ready(looped(states, acts))
+    loop_samples = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        jax.block_until_ready(looped(states, acts))
+        loop_samples.append((time.perf_counter() - t0) / loop_steps)
+    loop_seconds = statistics.median(loop_samples)
     return {
         "call": "jax.jit(jax.vmap(game.step))(states, legal actions)",
         "positions": n,
@@ -345,6 +365,9 @@ def step_rate(game: Any, roots: Any, seed: int) -> dict[str, Any]:
         "compile_s": first - seconds,
         "steps_per_s": n / seconds,
         "calls_per_sample": calls,
+        "loop_call": f"the same step {loop_steps} times in one jitted fori_loop, median of 5",
+        "loop_seconds_per_step": loop_seconds,
+        "steps_per_s_in_loop": n / loop_seconds,
     }
 
 
@@ -369,7 +392,7 @@ def row_chess(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> None:
     )
     print(f"chess: {n} positions, depth {depth}, options {options or 'default'}", flush=True)
     roots = stack([game.parse(f) for f in fens])
-    first, seconds, res = twice(lambda: alphabeta_batch(game, roots, depth, **options))
+    first, seconds, res = first_and_median(lambda: alphabeta_batch(game, roots, depth, **options))
     kernel = rates(n, first, seconds, int(res.stats["nodes"]))
     kernel.update(
         call=f"alphabeta_batch(game, states, depth={depth})",
@@ -380,7 +403,9 @@ def row_chess(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> None:
     emit("kernel", kernel)
     print(f"  kernel   {fmt(kernel)}", flush=True)
 
-    first, seconds, rows = twice(lambda: jaxgames.evaluate(game, fens, depth=depth, **options))
+    first, seconds, rows = first_and_median(
+        lambda: jaxgames.evaluate(game, fens, depth=depth, **options)
+    )
     public = rates(n, first, seconds, sum(int(r["nodes"]) for r in rows))
     public["call"] = f"jaxgames.evaluate(game, fens, depth={depth})"
     public["evaluate_vs_kernel"] = ratio(public["positions_per_s"], kernel["positions_per_s"])
@@ -394,6 +419,9 @@ def row_chess(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> None:
 
     step = step_rate(game, roots, inputs["settings"]["seed"])
     step["search_nodes_per_s_vs_steps_per_s"] = ratio(kernel["nodes_per_s"], step["steps_per_s"])
+    step["search_nodes_per_s_vs_steps_per_s_in_loop"] = ratio(
+        kernel["nodes_per_s"], step["steps_per_s_in_loop"]
+    )
     emit("step", step)
     print(f"  step     {step['steps_per_s']:,.0f} steps/s at batch {n}", flush=True)
 
@@ -410,7 +438,7 @@ def row_othello(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> Non
     depth, n = s["othello_depth"], len(texts)
     print(f"othello: {n} positions, depth {depth}", flush=True)
     roots = stack([game.parse(t) for t in texts])
-    first, seconds, res = twice(lambda: alphabeta_batch(game, roots, depth))
+    first, seconds, res = first_and_median(lambda: alphabeta_batch(game, roots, depth))
     kernel = rates(n, first, seconds, int(res.stats["nodes"]))
     kernel.update(
         call=f"alphabeta_batch(game, states, depth={depth})",
@@ -422,6 +450,9 @@ def row_othello(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> Non
     print(f"  kernel   {fmt(kernel)}", flush=True)
     step = step_rate(game, roots, s["seed"])
     step["search_nodes_per_s_vs_steps_per_s"] = ratio(kernel["nodes_per_s"], step["steps_per_s"])
+    step["search_nodes_per_s_vs_steps_per_s_in_loop"] = ratio(
+        kernel["nodes_per_s"], step["steps_per_s_in_loop"]
+    )
     emit("step", step)
     print(f"  step     {step['steps_per_s']:,.0f} steps/s at batch {n}", flush=True)
 
@@ -449,7 +480,9 @@ def row_fforum(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> None
         # to the end: a child's game lasts at most twice its empty squares (a pass is always
         # followed by a placement), the bound the game's own plies_left gives
         depth = 2 * (item["empties"] - 1)
-        first, seconds, res = twice(lambda c=children, d=depth: alphabeta_batch(game, c, d))
+        first, seconds, res = first_and_median(
+            lambda c=children, d=depth: alphabeta_batch(game, c, d)
+        )
         got = [int(game.score_from_value(res.value[i, mover])) for i in range(len(moves))]
         row = rates(1, first, seconds, int(res.stats["nodes"]))  # one problem, all its moves
         row.update(
@@ -485,7 +518,7 @@ def row_backgammon(inputs: dict[str, Any], emit: Callable[[str, Any], None]) -> 
     depth, n = inputs["settings"]["backgammon_depth"], len(texts)
     print(f"backgammon: {n} positions, depth {depth}", flush=True)
     roots = stack([game.parse(t) for t in texts])
-    first, seconds, res = twice(lambda: expectiminimax_batch(game, roots, depth))
+    first, seconds, res = first_and_median(lambda: expectiminimax_batch(game, roots, depth))
     nodes = res.stats.get("nodes", int(sum(int(x) for x in res.nodes)))
     row = rates(n, first, seconds, int(nodes))
     row.update(call=f"expectiminimax_batch(game, states, depth={depth})", depth=depth)

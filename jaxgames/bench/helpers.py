@@ -208,6 +208,23 @@ def twice(call: Callable[[], Any]) -> tuple[float, float, Any]:
     return first, time.perf_counter() - t0, out
 
 
+def first_and_median(
+    call: Callable[[], Any], repeats: int = 5, short_s: float = 2.0
+) -> tuple[float, float, Any]:
+    """(first call s, steady call s, the last call's result): as :func:`twice`, but a call
+    shorter than ``short_s`` is timed ``repeats`` times and the median taken, since one
+    call of a fraction of a second ranks nothing against the scheduler's noise."""
+    first, second, out = twice(call)
+    if second >= short_s or repeats <= 1:
+        return first, second, out
+    times = [second]
+    for _ in range(repeats - 1):
+        t0 = time.perf_counter()
+        out = call()
+        times.append(time.perf_counter() - t0)
+    return first, statistics.median(times), out
+
+
 def rates(n: int, first_s: float, seconds: float, nodes: int | None = None) -> dict[str, Any]:
     """The common fields of a search row: two calls' times, the compile estimate, the rates
     of ``n`` positions (and of ``nodes`` when given)."""
