@@ -552,6 +552,26 @@ def test_exact_scores_of_late_positions(late_positions):
             assert score == ((game.cells + 1 - len(moves)) // 2 if wins_now else 0), (moves, a)
 
 
+def test_connect4_searched_to_the_end_solves_by_null_windows_by_default(late_positions):
+    """Default options: connect four searched to every end runs the solver (null-window
+    tests) and returns the exact scores; a shallower search, a root window or an explicit
+    ``solver=False`` keeps the plain search."""
+    from jaxgames.search.alphabeta import AlphaBetaOptions
+    from jaxgames.search.alphabeta.options import resolve
+
+    game, roots, depth, lines = late_positions
+    result = search.alphabeta_batch(game, roots, depth)
+    assert result.stats["ordering"]["solver"]
+    for i, (moves, score) in enumerate(lines):
+        assert game.score_from_value(result.value[i, len(moves) % 2]) == score, moves
+    plain = AlphaBetaOptions()
+    assert resolve(game, depth, plain, reaches_end=True).solver
+    assert not resolve(game, 4, plain, reaches_end=False).solver
+    assert not resolve(game, depth, plain, reaches_end=True, windowed=True).solver
+    assert not resolve(game, depth, plain.replace(solver=False), reaches_end=True).solver
+    assert not resolve(jaxgames.make("othello"), 60, plain, reaches_end=True).solver
+
+
 def test_a_null_window_decides_win_draw_or_loss():
     """The null window (-eps, eps) around a draw decides each published late-game line
     without its exact score: a win comes back as a lower bound of at least the smallest win,

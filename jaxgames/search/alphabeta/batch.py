@@ -201,7 +201,8 @@ def alphabeta_batch(
     started = time.perf_counter()
     options = from_keywords(options, keywords)
     depth = needed_depth(game, states, depth)
-    run = resolve_options(game, depth, options, depth >= most_plies_left(game, states))
+    reaches_end = depth >= most_plies_left(game, states)
+    run = resolve_options(game, depth, options, reaches_end, windowed=window is not None)
     if run.solver and window is not None:
         raise GameError("alphabeta: the solver finds exact values; a window asks for a bound")
     n = batch_size(states)

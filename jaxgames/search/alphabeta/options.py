@@ -225,14 +225,27 @@ def defaults_for(game: Game) -> dict[str, Any]:
     return {**DEFAULTS, **TUNING.get(game.name, {})}
 
 
+SOLVER_AT_END = "at_end"
+"""A :data:`TUNING` value of ``solver``: the solver is on by default where the search
+reaches every end of the game (exact solving, whose values are few) and no root window is
+asked for, off elsewhere (a search cut off by EVAL has values without end)."""
+
+
 def resolve(
-    game: Game, depth: int, options: AlphaBetaOptions, reaches_end: bool = False
+    game: Game,
+    depth: int,
+    options: AlphaBetaOptions,
+    reaches_end: bool = False,
+    windowed: bool = False,
 ) -> Resolved:
     """The options in force for a search of ``game`` to ``depth``; bad values are refused
-    in one line. ``reaches_end``: ``depth`` covers every ply every root can still last."""
+    in one line. ``reaches_end``: ``depth`` covers every ply every root can still last;
+    ``windowed``: the caller gives the roots a window (the solver is then never a default)."""
     given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
     chosen = defaults_for(game)
     chosen.update({k: v for k, v in given.items() if v is not None})
+    if chosen["solver"] == SOLVER_AT_END:
+        chosen["solver"] = reaches_end and not windowed
     lanes, events, shrink = int(chosen["lanes"]), int(chosen["events"]), int(chosen["shrink"])
     if lanes < 1:
         raise GameError(f"alphabeta: lanes must be >= 1, got {lanes}")
