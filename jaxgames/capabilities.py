@@ -60,6 +60,18 @@ class ListOrdering(Protocol):
 
 
 @runtime_checkable
+class LookaheadOrdering(Protocol):
+    """Ordering scores that need each move played out (the reply's mobility: Othello's
+    "fastest first"): dearer than :class:`MoveOrdering`, so alpha-beta uses them only where
+    its ``lookahead`` option asks (by default, in searches that reach every end)."""
+
+    def lookahead_scores(self, state: State) -> jax.Array:
+        """``float32[num_actions]``: higher means "search this move earlier"; any value on
+        illegal actions."""
+        ...
+
+
+@runtime_checkable
 class NoisyMoves(Protocol):
     """Moves that change the material balance (captures, promotions): quiescence search
     goes on past the horizon through them only."""
@@ -349,6 +361,7 @@ ALL: tuple[type, ...] = (
     MoveOrdering,
     MoveLists,
     ListOrdering,
+    LookaheadOrdering,
     NoisyMoves,
     Checks,
     NullMove,

@@ -127,6 +127,8 @@ def kernels():
             "difference": GAME.disc_difference(state),
             "stable": GAME.stable_discs(state),
             "features": GAME.eval_features(state),
+            "lookahead": GAME.lookahead_scores(state),
+            "exact": GAME.exact_values(state),
         }
 
     return jax.jit(jax.vmap(GAME.step)), jax.jit(jax.vmap(observe))
@@ -411,6 +413,29 @@ def test_move_order_scores_put_corners_first():
     assert scores[[9, 14, 49, 54]].max() < scores[[1, 8, 6, 15]].min() < scores[20]
 
 
+def test_lookahead_scores_count_the_replies_each_move_leaves():
+    """Fastest first: minus the opponent's placements after each legal move (a forced pass
+    counts 0), the corner table breaking ties; checked by playing every move on the
+    pure-Python board."""
+    games, plies = played_games()
+    order = np.asarray(GAME.move_order_scores(GAME.init()))
+    checked = 0
+    for g in range(0, len(games), 3):
+        for ply in range(0, len(games[g]), 7):
+            ref = ref_play(games[g][:ply])
+            scores = plies[ply][1]["lookahead"][g]
+            for square in ref.placements(ref.to_move):
+                child = ref.copy()
+                child.play(square)
+                replies = len(child.placements(child.to_move))
+                assert scores[square] == pytest.approx(order[square] - replies), (
+                    ref.text(),
+                    square,
+                )
+                checked += 1
+    assert checked > 500
+
+
 # ---------------------------------------------------------------- notation
 def test_notation_round_trips():
     games, plies = played_games()
@@ -503,6 +528,44 @@ def test_exact_endgame_solves_agree_with_brute_force():
         mover = 0 if ref.to_move == "X" else 1
         assert result.value[i, mover] == reference_solve(ref), ref.text()
     assert {int(v) for v in result.value[:, 0]} == {-1, 1}  # both sides win somewhere
+
+
+def test_exact_values_play_out_the_last_empty_square():
+    """Known exactly: the positions with one empty square and the game still on, worth the
+    disc difference the reference board reaches by playing its forced moves out."""
+    games, plies = played_games()
+    seen = 0
+    for g, actions in enumerate(games):
+        for ply in range(len(actions) + 1):
+            ref = ref_play(actions[:ply])
+            known, values = (np.asarray(x[g]) for x in plies[ply][1]["exact"])
+            assert bool(known) == (ref.cells.count("-") == 1 and not ref.over()), ref.text()
+            if known:
+                end = ref.copy()
+                while not end.over():
+                    end.play(end.actions()[0])
+                black = (end.difference() > 0) - (end.difference() < 0)
+                np.testing.assert_allclose(values, [black, -black])
+                seen += 1
+    assert seen >= 20
+
+
+def test_fforum_20_every_move_scores_the_published_disc_difference():
+    """FFORUM #20 (6 empty squares): each legal move's child solved to the end by default
+    options (fastest-first look-ahead, no iterative deepening), scored by discs."""
+    game = jaxgames.make("othello", score="discs")
+    line = (REFERENCE / "othello_fforum_20_39.obf").read_text().splitlines()[0]
+    fields = [x.strip() for x in line.split(";") if x.strip()]
+    root = game.parse(fields[0])
+    mover = int(game.player(root))
+    moves = [(name.lower(), int(score)) for name, score in (f.split(":") for f in fields[1:])]
+    step = jax.jit(game.step)
+    children = stack([to_numpy(step(root, game.string_to_action(root, m))) for m, _ in moves])
+    result = alphabeta_batch(game, children, game.endgame_depth(children))
+    got = [game.score_from_value(result.value[i, mover]) for i in range(len(moves))]
+    assert got == [score for _, score in moves]
+    assert result.stats["ordering"]["lookahead"]
+    assert not result.stats["ordering"]["iterative_deepening"]
 
 
 def test_probcut_parameters_load():

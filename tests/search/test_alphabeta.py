@@ -572,6 +572,25 @@ def test_connect4_searched_to_the_end_solves_by_null_windows_by_default(late_pos
     assert not resolve(jaxgames.make("othello"), 60, plain, reaches_end=True).solver
 
 
+def test_othello_orders_fastest_first_without_deepening_only_where_it_reaches_the_end():
+    """The per-game defaults that depend on reaching the end: Othello's exact endgames look
+    ahead (fastest first) without iterative deepening; its midgame searches keep both as
+    they were; what the caller sets wins."""
+    from jaxgames.search.alphabeta import AlphaBetaOptions
+    from jaxgames.search.alphabeta.options import resolve
+
+    game, plain = jaxgames.make("othello"), AlphaBetaOptions()
+    end = resolve(game, 24, plain, reaches_end=True)
+    assert end.config.lookahead and not end.iterative_deepening
+    assert not (end.config.killers or end.config.history)  # the look-ahead orders alone
+    middle = resolve(game, 4, plain, reaches_end=False)
+    assert not middle.config.lookahead and middle.iterative_deepening and middle.config.history
+    asked = plain.replace(lookahead=False, iterative_deepening=True)
+    kept = resolve(game, 24, asked, reaches_end=True)
+    assert not kept.config.lookahead and kept.iterative_deepening
+    assert not resolve(jaxgames.make("connect4"), 24, plain, reaches_end=True).config.lookahead
+
+
 def test_a_null_window_decides_win_draw_or_loss():
     """The null window (-eps, eps) around a draw decides each published late-game line
     without its exact score: a win comes back as a lower bound of at least the smallest win,

@@ -16,13 +16,17 @@ from jaxgames.bitboard import const as _const
 from jaxgames.bitboard import count as _count
 from jaxgames.bitboard import not_ as _not
 from jaxgames.bitboard import or_ as _or
+from jaxgames.bitboard import xor as _xor
 from jaxgames.game import two_player_utility
 from jaxgames.games.othello.board import (
     _CORNER_GROUPS,
     _CORNERS,
     OthelloState,
+    _flips,
     _full_lines,
+    _moves,
     _neighbours,
+    _square_bit,
     _stable,
     _unpack,
 )
@@ -120,6 +124,40 @@ class OthelloEvaluation:
         before its own ordering), then plain squares (-0.1), C-squares (-0.3) and X-squares
         (-0.4) last; the pass (0) is only ever legal alone."""
         return jnp.asarray(self._order)
+
+    def lookahead_scores(self, state: OthelloState) -> jax.Array:
+        """float32[65]: "fastest first", the classic endgame order: minus the replies each
+        placement leaves the opponent (a move that forces a pass scores 0, the best), the
+        corner table of :meth:`move_order_scores` breaking ties. Every square is played
+        out (its flips and the reply's placements), so it costs about 64 steps."""
+        own, opp = state.own, state.opp
+
+        def replies(square: jax.Array) -> jax.Array:
+            bit = _square_bit(square)
+            flips = _flips(own, opp, bit)
+            return _count(_moves(_xor(opp, flips), _or(_or(own, bit), flips)))
+
+        mobility = jax.vmap(replies)(jnp.arange(64, dtype=jnp.int32)).astype(jnp.float32)
+        order = jnp.asarray(self._order)
+        return jnp.concatenate([order[:64] - mobility, order[64:]])
+
+    def exact_values(self, state: OthelloState) -> tuple[jax.Array, jax.Array]:
+        """``(known, values)``: the value of a position with one empty square, played out
+        without search: the side to move places there if it can (then the board is full),
+        else it passes and the opponent places there (``passes == 1`` says which)."""
+        own, opp = state.own, state.opp
+        empty = _not(_or(own, opp))
+        placer_own = state.passes == 0  # the side to move places the last disc
+        mover = (jnp.where(placer_own, own[0], opp[0]), jnp.where(placer_own, own[1], opp[1]))
+        other = (jnp.where(placer_own, opp[0], own[0]), jnp.where(placer_own, opp[1], own[1]))
+        flips = _flips(mover, other, empty)
+        placed = _count(mover) + _count(flips) + 1  # the placer's discs on the full board
+        diff = 2 * placed - 64  # for the placer; the board is full: no empties to give
+        diff = jnp.where(placer_own, diff, -diff)  # for the side to move
+        black = jnp.where(state.player == 0, diff, -diff)
+        u = black.astype(jnp.float32) / 64.0 if self.discs else jnp.sign(black).astype(jnp.float32)
+        known = (_count(empty) == 1) & (state.passes < 2)
+        return known, two_player_utility(u)
 
     def stable_discs(self, state: OthelloState) -> jax.Array:
         """bool[64]: discs (of either colour) that the ``stable`` feature proves can never be

@@ -5,7 +5,8 @@ else from ``legal_mask`` (the first ``M`` legal actions); where every action slo
 move (``M`` equals the action space, nothing listed), the slot's index is the move. The
 keys, higher first: the previous principal variation's move and the table's move, then
 moves the game's hint marks (positive scores: captures, wins, blocks), killers, history,
-then the rest by the hint; ``-inf`` for no move.
+then the rest by the hint; or, with ``lookahead``, after the first two by the game's
+scores of the moves played out; ``-inf`` for no move.
 """
 
 from __future__ import annotations
@@ -95,7 +96,10 @@ def keys(
     """
     acts = actions(config, moves)
     out = jnp.zeros((config.max_moves,), jnp.float32)
-    if config.hint:
+    if config.lookahead:  # the moves played out order them alone (fastest first)
+        scores = game.lookahead_scores(state).astype(jnp.float32)
+        out = scores[jnp.maximum(moves, 0)] if config.listed else scores
+    elif config.hint:
         hint = hint_scores(game, config, state, moves)
         out = out + jnp.where(hint > 0, HINT_BONUS, 0.0) + hint
     if config.killers:

@@ -17,6 +17,7 @@ from jaxgames.capabilities import (
     ExactValues,
     Hashing,
     ImmediateLosses,
+    LookaheadOrdering,
     MoveLists,
     NoisyMoves,
     NullMove,
@@ -90,6 +91,10 @@ class AlphaBetaOptions:
     Ordering (exact):
         hint: order by the game's own scores (:class:`~jaxgames.capabilities.MoveOrdering`,
             or :class:`~jaxgames.capabilities.ListOrdering`): captures, threats first.
+        lookahead: order by the game's scores of each move played out
+            (:class:`~jaxgames.capabilities.LookaheadOrdering`: the reply's mobility,
+            "fastest first"); they replace the hint, killers and history as the order, the
+            previous PV's and the table's moves still first.
         killers: two killer moves per ply.
         history: the history heuristic (per player and move, bonus remaining_depth^2).
         iterative_deepening: search depths 1..depth, each with the previous PV first.
@@ -109,6 +114,9 @@ class AlphaBetaOptions:
             (:class:`~jaxgames.capabilities.ImmediateLosses`) while another remains.
         helpers: once no root waits, idle lanes help the searches still running (same
             root, other move order, one shared table).
+        exact_values: take the positions the game knows exactly
+            (:class:`~jaxgames.capabilities.ExactValues`: an endgame table, Othello's last
+            empty square) as leaves.
 
     Selective (INEXACT, off by default): ``beam`` (keep the n best moves by a one-ply
     look-ahead), ``probcut`` (:class:`ProbCut`), ``null_move`` (null-move pruning with
@@ -128,6 +136,7 @@ class AlphaBetaOptions:
     """
 
     hint: bool | None = None
+    lookahead: bool | None = None
     killers: bool | None = None
     history: bool | None = None
     iterative_deepening: bool | None = None
@@ -139,6 +148,7 @@ class AlphaBetaOptions:
     solver: bool | None = None
     losing_moves: bool | None = None
     helpers: bool | None = None
+    exact_values: bool | None = None
     quiescence: int = 0
     beam: int = 0
     probcut: ProbCut | None = None
@@ -157,6 +167,7 @@ class AlphaBetaOptions:
 
 DEFAULTS: dict[str, Any] = {
     "hint": True,
+    "lookahead": False,
     "killers": True,
     "history": True,
     "iterative_deepening": True,
@@ -168,6 +179,7 @@ DEFAULTS: dict[str, Any] = {
     "solver": False,
     "losing_moves": True,
     "helpers": False,
+    "exact_values": True,
     "check_extensions": False,
     "max_extensions": 4,
     "lanes": 512,
@@ -187,6 +199,7 @@ class Config(NamedTuple):
     listed: bool  # moves held as a compact list (else the action index is the move)
     quiescence: int
     hint: bool
+    lookahead: bool  # order by the game's LookaheadOrdering scores
     killers: bool
     history: bool
     tt_bits: int  # 0: no table
@@ -225,10 +238,23 @@ def defaults_for(game: Game) -> dict[str, Any]:
     return {**DEFAULTS, **TUNING.get(game.name, {})}
 
 
-SOLVER_AT_END = "at_end"
-"""A :data:`TUNING` value of ``solver``: the solver is on by default where the search
-reaches every end of the game (exact solving, whose values are few) and no root window is
-asked for, off elsewhere (a search cut off by EVAL has values without end)."""
+AT_END = "at_end"
+"""A :data:`TUNING` value of ``solver``, ``lookahead`` or ``exact_values``: on where the
+search reaches every end of the game (exact solving) and, for the solver, no root window is
+asked for; off elsewhere (a search cut off by EVAL has values without end, and a midgame
+node is cheaper than the look-ahead that orders its moves)."""
+BEFORE_END = "before_end"
+"""A :data:`TUNING` value of ``iterative_deepening``: on only where the search does not
+reach every end (in an exact endgame its shallow passes end on EVAL and order little)."""
+
+
+def _where_end(value: Any, reaches_end: bool) -> Any:
+    """A :data:`TUNING` value, :data:`AT_END` or :data:`BEFORE_END` made a bool."""
+    if value == AT_END:
+        return reaches_end
+    if value == BEFORE_END:
+        return not reaches_end
+    return value
 
 
 def resolve(
@@ -244,8 +270,10 @@ def resolve(
     given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
     chosen = defaults_for(game)
     chosen.update({k: v for k, v in given.items() if v is not None})
-    if chosen["solver"] == SOLVER_AT_END:
-        chosen["solver"] = reaches_end and not windowed
+    for name in ("solver", "lookahead", "iterative_deepening", "exact_values"):
+        chosen[name] = _where_end(chosen[name], reaches_end)
+    if given["solver"] is None and windowed:
+        chosen["solver"] = False  # a default solver never overrides the caller's window
     lanes, events, shrink = int(chosen["lanes"]), int(chosen["events"]), int(chosen["shrink"])
     if lanes < 1:
         raise GameError(f"alphabeta: lanes must be >= 1, got {lanes}")
@@ -276,6 +304,7 @@ def resolve(
     check_ext = check_ext if isinstance(game, Checks) else 0
     max_ext = singular.as_tuple()[2] if singular else 0
     plain = not (quiescence or selective or check_ext)
+    lookahead = bool(chosen["lookahead"]) and isinstance(game, LookaheadOrdering)
     iterative = bool(chosen["iterative_deepening"]) and depth > 1 and not chosen["solver"]
     config = Config(
         frames=max(depth, 1) + quiescence + max_ext + check_ext + 1,
@@ -283,8 +312,9 @@ def resolve(
         listed=max_moves < game.num_actions or isinstance(game, MoveLists),
         quiescence=quiescence if isinstance(game, NoisyMoves) else 0,
         hint=bool(chosen["hint"]),
-        killers=bool(chosen["killers"]),
-        history=bool(chosen["history"]),
+        lookahead=lookahead,
+        killers=bool(chosen["killers"]) and not lookahead,  # the look-ahead orders alone
+        history=bool(chosen["history"]) and not lookahead,
         tt_bits=tt_bits,
         beam=beam,
         probcut=probcut.as_tuple() if probcut is not None else None,
@@ -297,10 +327,11 @@ def resolve(
         lmr=lmr,
         complete=tt_bits > 0 and game.max_game_length > 0 and not selective and not quiescence,
         eval_leaves=not (reaches_end and plain and not iterative),
-        exact=isinstance(game, ExactValues),
+        exact=bool(chosen["exact_values"]) and isinstance(game, ExactValues),
     )
     summary = {
         "hint": config.hint,
+        "lookahead": config.lookahead,
         "killers": config.killers,
         "history": config.history,
         "iterative_deepening": iterative,
