@@ -172,15 +172,15 @@ class OthelloEvaluation:
         followed by a placement). Exact endgame solving is alpha-beta to this depth::
 
             depth = game.endgame_depth(states)
-            result = jaxgames.search.alphabeta_batch(
-                game, states, depth, iterative_deepening=False
-            )
+            result = jaxgames.search.alphabeta_batch(game, states, depth)
 
-        ``result.value`` is then win/draw/loss (+-1, 0) for each player. The bound costs
-        stack frames, not search: a line ends where the game ends. Iterative deepening is
-        best off here: its shallower passes end on EVAL, not on finished games, and cost
-        more than they save (on 32 positions with 10 empty squares: 576,283 nodes with it,
-        61,077 without).
+        ``result.value`` is then win/draw/loss (+-1, 0) for each player (the disc
+        difference over 64 with ``score="discs"``). The bound costs stack frames, not
+        search: a line ends where the game ends. Searched to the end, the defaults
+        (``jaxgames/tuning.py``) order the moves fastest first (:meth:`lookahead_scores`),
+        play the last empty square out (:meth:`exact_values`) and leave iterative deepening
+        off: its shallower passes end on EVAL, not on finished games, and cost more than
+        they save.
         """
         words = [np.asarray(w, np.uint64).reshape(-1) for w in (*states.own, *states.opp)]
         occupied = (words[0] | words[2]) | ((words[1] | words[3]) << np.uint64(32))
