@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxgames.bitboard import and_ as _and
 from jaxgames.bitboard import any_ as _any
+from jaxgames.bitboard import choose as _choose
 from jaxgames.bitboard import const as _const
 from jaxgames.bitboard import count as _count
 from jaxgames.bitboard import not_ as _not
@@ -148,16 +149,12 @@ class OthelloEvaluation:
         own, opp = state.own, state.opp
         empty = _not(_or(own, opp))
         placer_own = state.passes == 0  # the side to move places the last disc
-        mover = (jnp.where(placer_own, own[0], opp[0]), jnp.where(placer_own, own[1], opp[1]))
-        other = (jnp.where(placer_own, opp[0], own[0]), jnp.where(placer_own, opp[1], own[1]))
-        flips = _flips(mover, other, empty)
-        placed = _count(mover) + _count(flips) + 1  # the placer's discs on the full board
+        placer, other = _choose(placer_own, own, opp), _choose(placer_own, opp, own)
+        placed = _count(placer) + _count(_flips(placer, other, empty)) + 1  # on a full board
         diff = 2 * placed - 64  # for the placer; the board is full: no empties to give
-        diff = jnp.where(placer_own, diff, -diff)  # for the side to move
-        black = jnp.where(state.player == 0, diff, -diff)
-        u = black.astype(jnp.float32) / 64.0 if self.discs else jnp.sign(black).astype(jnp.float32)
+        black = jnp.where(placer_own == (state.player == 0), diff, -diff)
         known = (_count(empty) == 1) & (state.passes < 2)
-        return known, two_player_utility(u)
+        return known, two_player_utility(self.final_score(black))
 
     def stable_discs(self, state: OthelloState) -> jax.Array:
         """bool[64]: discs (of either colour) that the ``stable`` feature proves can never be

@@ -162,11 +162,15 @@ class Othello(OthelloNotation, OthelloEvaluation, Game):
         """float32[2]: ``[u, -u]`` at the end (else 0): ``u = sign(Black discs - White
         discs)``, or with ``score="discs"`` the disc difference with the empty squares given
         to the winner, over 64 (the exact scores of endgame solvers: ``64 * u``)."""
-        if self.discs:
-            u = self.disc_difference(state, empties_to_winner=True).astype(jnp.float32) / 64.0
-        else:
-            u = jnp.sign(self.disc_difference(state)).astype(jnp.float32)
+        u = self.final_score(self.disc_difference(state, empties_to_winner=True))
         return two_player_utility(jnp.where(self.terminal(state), u, 0.0))
+
+    def final_score(self, black: jax.Array) -> jax.Array:
+        """float32: Black's utility of a finished game whose disc difference for Black
+        (the empty squares given to the winner) is ``black``."""
+        if self.discs:
+            return black.astype(jnp.float32) / 64.0
+        return jnp.sign(black).astype(jnp.float32)
 
     def plies_left(self, state: OthelloState) -> jax.Array:
         """Twice the empty squares: every placement fills one, and at most one pass comes

@@ -170,7 +170,7 @@ class Search:
             mover = jnp.clip(fr.mover, 0, 1)
             bonus = jnp.where(quiet_cut, (remaining * remaining).astype(jnp.float32), 0.0)
             # one entry changes: read and write that entry alone (a whole row of the
-            # action space rewritten twice an event cost a fifth of chess's search)
+            # action space rewritten twice an event cost a fifth of a wide game's search)
             slot = jnp.maximum(move, 0)
             raised = lane.history[mover, slot] + jnp.where(move >= 0, bonus, 0.0)
             history = lane.history.at[mover, slot].set(jnp.minimum(raised, moves.HISTORY_CAP))

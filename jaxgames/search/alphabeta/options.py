@@ -115,8 +115,8 @@ class AlphaBetaOptions:
         helpers: once no root waits, idle lanes help the searches still running (same
             root, other move order, one shared table).
         exact_values: take the positions the game knows exactly
-            (:class:`~jaxgames.capabilities.ExactValues`: an endgame table, Othello's last
-            empty square) as leaves.
+            (:class:`~jaxgames.capabilities.ExactValues`: an endgame table, a game's
+            nearly full board played out) as leaves.
 
     Selective (INEXACT, off by default): ``beam`` (keep the n best moves by a one-ply
     look-ahead), ``probcut`` (:class:`ProbCut`), ``null_move`` (null-move pruning with
