@@ -55,8 +55,9 @@ def repeat(states: States, times: int) -> States:
     return jax.tree.map(lambda x: jnp.repeat(x, times, axis=0), states)
 
 
-def pad_to(states: States, size: int) -> States:
-    """Pad a batch to ``size`` by repeating its first state (numpy).
+def pad_to(states: States, size: int, filler: int = 0) -> States:
+    """Pad a batch to ``size`` by repeating its state ``filler`` (the first by default;
+    numpy).
 
     Kernels are compiled per input shape, so drivers pad their batches to a few fixed sizes.
     """
@@ -65,8 +66,12 @@ def pad_to(states: States, size: int) -> States:
         return to_numpy(states)
     if n > size:
         raise ValueError(f"pad_to: batch of {n} is larger than {size}")
+    if not 0 <= filler < n:
+        raise ValueError(f"pad_to: filler {filler} is not one of the batch's {n} states")
     return jax.tree.map(
-        lambda x: np.concatenate([np.asarray(x), np.repeat(np.asarray(x)[:1], size - n, 0)]),
+        lambda x: np.concatenate(
+            [np.asarray(x), np.repeat(np.asarray(x)[filler : filler + 1], size - n, 0)]
+        ),
         states,
     )
 

@@ -12,7 +12,8 @@ rows are dropped.
 The buckets are 64, 256, 1024, ... (powers of 4) below the chunk size, and the chunk size
 itself, each rounded up to a multiple of the device count when sharded; a chunk is padded to
 the smallest that holds it. Why: a search is compiled once per batch shape, and padding rows
-(copies of the chunk's first position) are searched like the others. With one size for all
+(copies of the chunk's position with the fewest plies left, the cheapest to search) are
+searched like the others. With one size for all
 chunks, a short input or a short last chunk is searched at the full size (a dozen positions
 as 1024 roots); with a size per chunk length, nearly every input compiles anew. Powers of 4
 bound the padding (beyond 64 positions, under 3 padding rows per position) and keep the
@@ -228,11 +229,23 @@ def _chunks(
         n = len(states)
         padded = padded_size(n, size)
         padded = shard_multiple(padded, mesh) if shard else padded
-        roots = pad_to(stack(list(states)), padded)
+        stacked = stack(list(states))
+        roots = pad_to(stacked, padded, _filler(game, stacked, padded > n))
         result = search(game, shard_batch(roots, mesh) if shard else roots, depth, **options)
         rows = _rows(game, list(texts), list(labels), roots, n, result, depth, algorithm)
         nodes = int(np.asarray(result.nodes)[:n].sum())
         yield Chunk(rows, time.perf_counter() - start, nodes)
+
+
+def _filler(game: Game, states: Any, needed: bool) -> int:
+    """The state a short chunk is padded with: the one with the fewest plies left, whose
+    copies cost the search least (the first where the game bounds no length). Padding
+    copies are searched like the chunk's own positions; a copy of a long search, queued
+    last, ran on alone at the end of the chunk."""
+    from jaxgames.search.horizon import plies_left_each
+
+    left = plies_left_each(game, states) if needed else None
+    return 0 if left is None else int(np.argmin(left))
 
 
 def check_chunk_memory(game: Game, chunk_size: int) -> None:

@@ -28,10 +28,18 @@ def needed_depth(game: Game, roots: Any, depth: int) -> int:
     return int(min(depth, most_plies_left(game, roots)))
 
 
+def plies_left_each(game: Game, roots: Any) -> np.ndarray | None:
+    """int32[N]: the most plies each of ``roots`` [N] can still last; None for games that
+    bound no length."""
+    if game.max_game_length <= 0:
+        return None
+    return np.asarray(_plies_left(game)(roots))
+
+
 def most_plies_left(game: Game, roots: Any) -> int:
     """The most plies any of ``roots`` [N] can still last (a huge number for games that
     bound no length)."""
-    if game.max_game_length <= 0:
+    left = plies_left_each(game, roots)
+    if left is None:
         return 1 << 30
-    left = np.asarray(_plies_left(game)(roots))
     return max(int(left.max(initial=0)), 0)

@@ -183,3 +183,21 @@ def test_chunks_are_padded_to_a_few_bucket_sizes():
     assert padded_size(1025, 4096) == 4096
     assert padded_size(70, 100) == 100
     assert padded_size(2, 2) == padded_size(1, 2) == 2
+
+
+def test_short_chunks_are_padded_with_their_position_nearest_the_end(game):
+    import jax
+    from jaxgames.kernels import pad_to, stack
+
+    evaluate_module = importlib.import_module("jaxgames.bulk.evaluate")
+    texts = ["4", "445566", "44"]  # the most stones: the fewest plies left
+    states = stack([game.parse(t) for t in texts])
+    filler = evaluate_module._filler(game, states, needed=True)
+    assert filler == 1
+    assert evaluate_module._filler(game, states, needed=False) == 0
+    padded = pad_to(states, 5, filler)
+    rows = [np.concatenate([np.ravel(x[i]) for x in jax.tree.leaves(padded)]) for i in range(5)]
+    assert not (rows[0] == rows[1]).all()  # the rows can be told apart
+    assert all((rows[i] == rows[1]).all() for i in (3, 4))
+    with pytest.raises(ValueError, match="filler 3"):
+        pad_to(states, 5, 3)
