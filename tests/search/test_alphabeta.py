@@ -574,8 +574,8 @@ def test_connect4_searched_to_the_end_solves_by_null_windows_by_default(late_pos
 
 def test_othello_orders_fastest_first_without_deepening_only_where_it_reaches_the_end():
     """The per-game defaults that depend on reaching the end: Othello's exact endgames look
-    ahead (fastest first) without iterative deepening; its midgame searches keep both as
-    they were; what the caller sets wins."""
+    ahead (fastest first) without iterative deepening, with the table; its midgame searches
+    keep deepening and history, without the table; what the caller sets wins."""
     from jaxgames.search.alphabeta import AlphaBetaOptions
     from jaxgames.search.alphabeta.options import resolve
 
@@ -583,8 +583,11 @@ def test_othello_orders_fastest_first_without_deepening_only_where_it_reaches_th
     end = resolve(game, 24, plain, reaches_end=True)
     assert end.config.lookahead and not end.iterative_deepening
     assert not (end.config.killers or end.config.history)  # the look-ahead orders alone
+    assert end.config.tt_bits  # the table in exact endgames only
     middle = resolve(game, 4, plain, reaches_end=False)
     assert not middle.config.lookahead and middle.iterative_deepening and middle.config.history
+    assert not middle.config.tt_bits
+    assert resolve(game, 4, plain.replace(tt=True), reaches_end=False).config.tt_bits
     asked = plain.replace(lookahead=False, iterative_deepening=True)
     kept = resolve(game, 24, asked, reaches_end=True)
     assert not kept.config.lookahead and kept.iterative_deepening

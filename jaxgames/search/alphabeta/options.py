@@ -239,10 +239,11 @@ def defaults_for(game: Game) -> dict[str, Any]:
 
 
 AT_END = "at_end"
-"""A :data:`TUNING` value of ``solver``, ``lookahead`` or ``exact_values``: on where the
-search reaches every end of the game (exact solving) and, for the solver, no root window is
-asked for; off elsewhere (a search cut off by EVAL has values without end, and a midgame
-node is cheaper than the look-ahead that orders its moves)."""
+"""A :data:`TUNING` value of ``solver``, ``lookahead``, ``exact_values`` or ``tt``: on where
+the search reaches every end of the game (exact solving) and, for the solver, no root window
+is asked for; off elsewhere (a search cut off by EVAL has values without end, a midgame
+node is cheaper than the look-ahead that orders its moves, and a game whose midgame lines
+seldom meet pays for a table it rarely hits)."""
 BEFORE_END = "before_end"
 """A :data:`TUNING` value of ``iterative_deepening``: on only where the search does not
 reach every end (in an exact endgame its shallow passes end on EVAL and order little)."""
@@ -270,7 +271,7 @@ def resolve(
     given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
     chosen = defaults_for(game)
     chosen.update({k: v for k, v in given.items() if v is not None})
-    for name in ("solver", "lookahead", "iterative_deepening", "exact_values"):
+    for name in ("solver", "lookahead", "iterative_deepening", "exact_values", "tt"):
         chosen[name] = _where_end(chosen[name], reaches_end)
     if given["solver"] is None and windowed:
         chosen["solver"] = False  # a default solver never overrides the caller's window
