@@ -55,7 +55,12 @@ from jaxgames.bench.helpers import (
     table_of,
     write_json,
 )
-from jaxgames.bench.peers import c4solver_peer, middlegame_fens, stockfish_peer
+from jaxgames.bench.peers import (
+    c4solver_peer,
+    middlegame_fens,
+    othello_endgame_peer,
+    stockfish_peer,
+)
 from jaxgames.bench.random_play import position_texts
 from jaxgames.bench.reference import fforum_positions, pons_lines
 from jaxgames.registry import make
@@ -260,9 +265,16 @@ def othello_lines(add: Add, version: str, parts: dict[str, Any], result: dict) -
 
 
 def fforum_lines(add: Add, version: str, parts: dict[str, Any], result: dict) -> None:
+    c_problems = result.get("peers", {}).get("othello_endgame", {}).get("problems", {})
     for number, data in parts.items():
         if not number.startswith("_"):
-            add(f"othello FFORUM #{number} ({data['empties']} empty)", version, data)
+            c = c_problems.get(number, {}).get("positions_per_s")
+            add(
+                f"othello FFORUM #{number} ({data['empties']} empty)",
+                version,
+                data,
+                vs_c=ratio(data.get("positions_per_s"), c),
+            )
 
 
 def backgammon_lines(add: Add, version: str, parts: dict[str, Any], result: dict) -> None:
@@ -319,6 +331,10 @@ def summarize(result: dict[str, Any]) -> list[dict[str, Any]]:
         add(f"connect4 {name} C solver", "peer", c)
     if "skipped" in peers.get("c4solver", {}):
         add("connect4 C solver", "peer", peers["c4solver"])
+    for number, c in peers.get("othello_endgame", {}).get("problems", {}).items():
+        add(f"othello FFORUM #{number} ({c.get('empties', '?')} empty)", "peer", c)
+    if "skipped" in peers.get("othello_endgame", {}):
+        add("othello FFORUM C solver", "peer", peers["othello_endgame"])
     stockfish = peers.get("stockfish", {})
     if stockfish:
         add(f"chess Stockfish go depth {stockfish.get('depth', '')}".strip(), "peer", stockfish)
@@ -427,6 +443,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-peers", action="store_true", help="skip the C solver, Stockfish")
     parser.add_argument(
+        "--peers-only", action="store_true", help="run the peers on the inputs, no jaxgames row"
+    )
+    parser.add_argument(
         "--reference",
         default=os.environ.get(REFERENCE_ENV, os.path.join(ROOT, "..", "shared", "reference")),
         help=f"reference data folder (${REFERENCE_ENV}; default ../shared/reference)",
@@ -440,6 +459,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--cpu-devices", type=int, default=None, help="split the CPU (default: one per core)"
     )
     parser.add_argument("--row-timeout", type=float, default=None, help="seconds per child")
+    parser.add_argument(
+        "--peer-timeout", type=float, default=None, help="seconds per FFORUM problem (C solver)"
+    )
     parser.add_argument("--cli-timeout", type=float, default=None, help="seconds per command")
     parser.add_argument("--out", default=None, help="JSON path (default: results/ by backend)")
     parser.add_argument("--keep-work", action="store_true", help="keep the work folder")
@@ -508,6 +530,11 @@ def run_peers(args: argparse.Namespace, inputs: dict[str, Any], work: str) -> di
         return peers
     if "connect4" in args.rows:
         peers["c4solver"] = c4solver_peer(args.peers, inputs["connect4"], work)
+    if "fforum" in args.rows:
+        source = os.path.join(ROOT, "benchmarks", "peers", "othello_endgame.c")
+        peers["othello_endgame"] = othello_endgame_peer(
+            source, inputs["fforum"], work, args.peer_timeout
+        )
     if "chess" in args.rows:
         peers["stockfish"] = stockfish_peer(
             inputs["chess"]["fens"], inputs["settings"]["chess_depth"]
@@ -572,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         inputs = make_inputs(args, settings, work)
         result["positions"] = describe_inputs(inputs)
         result["peers"] = run_peers(args, inputs, work)
-        result["rows"] = run_rows(args, work)
+        result["rows"] = run_rows(args, work) if not args.peers_only else {"new": {}}
         result["versions"] = {
             label: next((r["versions"] for r in rows.values() if "versions" in r), None)
             for label, rows in result["rows"].items()
