@@ -351,24 +351,12 @@ def c4solver_peer(peers: str, sets: dict[str, Any], work: str) -> dict[str, Any]
             continue
         with open(data["lines_file"], encoding="utf-8") as f:
             text = f.read()
-        times = []
-        while len(times) < (1 if times and times[0] >= SHORT_RUN_S else REPEATS):
-            t0 = time.perf_counter()
-            proc = subprocess.run([exe], input=text, capture_output=True, text=True)
-            times.append(time.perf_counter() - t0)
-        seconds = statistics.median(times)
+        proc, times = timed_runs(exe, text)
         parsed = [line.split() for line in proc.stdout.splitlines()]
         rows = [p for p in parsed if len(p) == 4]
         n = len(data["lines"])
-        nodes = sum(int(p[3]) for p in rows)
-        row = rates(n, seconds, seconds, nodes)
-        row.pop("compile_s")
-        row.pop("first_call_s")
-        row.update(
-            mismatches=sum(p[1] != p[2] for p in rows) + (n - len(rows)),
-            runs=len(times),
-            note=f"whole process wall time, median of {len(times)} runs (nothing to compile)",
-        )
+        row = peer_row(n, times, sum(int(p[3]) for p in rows))
+        row["mismatches"] = sum(p[1] != p[2] for p in rows) + (n - len(rows))
         out["sets"][name] = row
         print(f"C solver {name}: {fmt_peer(row)}", flush=True)
     return out
@@ -379,6 +367,36 @@ SHORT_RUN_S = 2.0
 run of a fraction of a second pays for loading the new executable, and ranks nothing
 against the scheduler's noise."""
 REPEATS = 5
+
+
+def timed_runs(
+    exe: str, text: str, timeout: float | None = None
+) -> tuple[subprocess.CompletedProcess, list[float]]:
+    """``exe`` run on ``text`` (its standard input): the first run's process and the wall
+    times of the runs, one, or :data:`REPEATS` where the first was shorter than
+    :data:`SHORT_RUN_S`. ``timeout`` applies to the first run (raises
+    ``subprocess.TimeoutExpired``)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([exe], input=text, capture_output=True, text=True, timeout=timeout)
+    times = [time.perf_counter() - t0]
+    while times[0] < SHORT_RUN_S and len(times) < REPEATS:
+        t0 = time.perf_counter()
+        subprocess.run([exe], input=text, capture_output=True, text=True)
+        times.append(time.perf_counter() - t0)
+    return proc, times
+
+
+def peer_row(n: int, times: list[float], nodes: int) -> dict[str, Any]:
+    """A peer process's row: the rates of ``n`` positions at the median of ``times``."""
+    seconds = statistics.median(times)
+    row = rates(n, seconds, seconds, nodes)
+    row.pop("compile_s")
+    row.pop("first_call_s")
+    row.update(
+        runs=len(times),
+        note=f"whole process wall time, median of {len(times)} runs (nothing to compile)",
+    )
+    return row
 
 
 def build_c(source: str, name: str, work: str) -> tuple[str | None, dict[str, Any]]:
@@ -415,12 +433,8 @@ def othello_endgame_peer(
         return out
     out["problems"] = {}
     for number, item in problems.items():
-        line = item["position"] + "\n"
-        t0 = time.perf_counter()
         try:
-            proc = subprocess.run(
-                [exe], input=line, capture_output=True, text=True, timeout=timeout
-            )
+            proc, times = timed_runs(exe, item["position"] + "\n", timeout)
         except subprocess.TimeoutExpired:
             out["problems"][number] = {
                 "empties": item["empties"],
@@ -428,12 +442,6 @@ def othello_endgame_peer(
             }
             print(f"C endgame solver #{number}: past {timeout:g} s", flush=True)
             continue
-        times = [time.perf_counter() - t0]
-        while times[0] < SHORT_RUN_S and len(times) < REPEATS:  # no timeout: it was short
-            t0 = time.perf_counter()
-            subprocess.run([exe], input=line, capture_output=True, text=True)
-            times.append(time.perf_counter() - t0)
-        seconds = statistics.median(times)
         rows = [printed.split() for printed in proc.stdout.splitlines()]
         scores = {r[1]: int(r[2]) for r in rows if len(r) == 4}
         nodes = sum(int(r[3]) for r in rows if len(r) == 4)
@@ -443,21 +451,17 @@ def othello_endgame_peer(
             for name, e in expected.items()
             if scores.get(name) != e
         ]
-        row = rates(1, seconds, seconds, nodes)
-        row.pop("compile_s")
-        row.pop("first_call_s")
+        row = peer_row(1, times, nodes)
         row.update(
             empties=item["empties"],
             moves=len(scores),
             scores=scores,
             mismatches=len(mismatched) + len(set(scores) - set(expected)),
             mismatched=mismatched,
-            runs=len(times),
-            note=f"whole process wall time, median of {len(times)} runs (nothing to compile)",
         )
         out["problems"][number] = row
         print(
-            f"C endgame solver #{number}: {seconds:.2f} s, {nodes:,} nodes, "
+            f"C endgame solver #{number}: {row['seconds']:.2f} s, {nodes:,} nodes, "
             f"mismatches {row['mismatches']}",
             flush=True,
         )
