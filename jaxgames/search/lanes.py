@@ -179,18 +179,17 @@ def run(
         lanes, shared = jax.lax.fori_loop(
             0, events, lambda _, c: program.advance(*c), (lanes, shared)
         )
-        return _refill(
-            program,
-            starts,
-            outcomes,
-            iterates,
-            counts,
-            roots,
-            lanes,
-            shared,
-            jobs,
-            next_job,
-            helpers,
+        refill = functools.partial(
+            _refill, program, starts, outcomes, iterates, counts, roots, helpers=helpers
+        )
+        # a refill opens a search in every lane and selects over whole lanes (stacks,
+        # history): dearer than several events, so it runs only when some lane has
+        # something to leave or take
+        return jax.lax.cond(
+            _refill_needed(lanes, jobs, next_job),
+            lambda c: refill(*c),
+            lambda c: c,
+            (lanes, shared, jobs, next_job),
         )
 
     carry = (lanes, shared, jobs, jnp.int32(min(width, n)))
@@ -211,13 +210,16 @@ def run(
     return jobs, program.rewidth(shared, 0)
 
 
-def _open(starts, old, roots, jobs, job, same, shared):
+def _open(starts, old, roots, jobs, job, same, shared, pick=None):
     """Lanes opened on ``job`` (-1: idle) at each job's current plan; ``helper`` counts the
-    lanes before each one on the same job."""
-    safe = jnp.maximum(job, 0)
+    lanes before each one on the same job. With ``pick`` (int32[K]), only those lanes
+    (``old``'s rows at ``pick``), ``[K]``."""
     ids = jnp.arange(job.shape[0])
     before = (job[None, :] == job[:, None]) & (ids[None, :] < ids[:, None])  # [L, L]
     helper = jnp.sum(before, axis=1, dtype=jnp.int32)
+    if pick is not None:
+        job, same, helper, old = job[pick], same[pick], helper[pick], _rows(old, pick)
+    safe = jnp.maximum(job, 0)
     return starts(
         _rows(roots, safe),
         job,
@@ -228,6 +230,39 @@ def _open(starts, old, roots, jobs, job, same, shared):
         same,
         shared,
     )
+
+
+def _reopen(starts, lanes, roots, jobs, job, same, shared, reopen):
+    """``lanes`` with the lanes in ``reopen`` opened on ``job``: where few reopen (as in
+    nearly every refill), only those, in a compact batch of a quarter of the lanes (opening
+    a search costs the game's move generation, and a select over whole lanes costs their
+    stacks); else every lane."""
+    width = job.shape[0]
+
+    def every(lanes):
+        return _where(reopen, _open(starts, lanes, roots, jobs, job, same, shared), lanes)
+
+    few = width // 4
+    if few < 2:
+        return every(lanes)
+
+    def compact(lanes):
+        (pick,) = jnp.nonzero(reopen, size=few, fill_value=width)
+        opened = _open(starts, lanes, roots, jobs, job, same, shared, jnp.minimum(pick, width - 1))
+        return jax.tree.map(lambda x, o: x.at[pick].set(o, mode="drop"), lanes, opened)
+
+    return jax.lax.cond(jnp.sum(reopen) <= few, compact, every, lanes)
+
+
+def _refill_needed(lanes: Any, jobs: Jobs, next_job: jax.Array) -> jax.Array:
+    """bool[]: some lane finished its search or is on a plan another lane settled, or an
+    idle lane could take a queued job (else a refill would change nothing)."""
+    n = jobs.iteration.shape[0]
+    working = lanes.job >= 0
+    safe = jnp.maximum(lanes.job, 0)
+    current = working & (lanes.iteration == jobs.iteration[safe]) & ~jobs.final[safe]
+    leaving = (current & lanes.done) | (working & ~current)
+    return jnp.any(leaving) | (jnp.any(~working) & (next_job < n))
 
 
 def _refill(
@@ -274,8 +309,8 @@ def _refill(
         job = _help(jobs, job, free & ~from_queue)
     next_job = next_job + jnp.sum(from_queue, dtype=jnp.int32)
     reopen = leaving | (~working & (job >= 0))
-    opened = _open(starts, lanes, roots, jobs, job, go_on, shared)
-    return _where(reopen, opened, lanes), shared, jobs, next_job
+    lanes = _reopen(starts, lanes, roots, jobs, job, go_on, shared, reopen)
+    return lanes, shared, jobs, next_job
 
 
 def _help(jobs, job, idle):
