@@ -38,7 +38,13 @@ from jaxgames.game import Game
 from jaxgames.kernels import leaf_values
 from jaxgames.search.alphabeta import frames, moves, table
 from jaxgames.search.alphabeta.frames import Frame, Lane, Stack
-from jaxgames.search.alphabeta.opening import Opening, memory_at, open_frame, open_pushed
+from jaxgames.search.alphabeta.opening import (
+    Opening,
+    add_history,
+    memory_at,
+    open_frame,
+    open_pushed,
+)
 from jaxgames.search.alphabeta.options import Config
 
 NEG_INF = -jnp.inf
@@ -604,6 +610,8 @@ class Search:
         push = c.expand & ~self.settles(c)
         opened = open_pushed(self.game, self.config, lanes, pushed, push)
         lanes = jax.vmap(self.conclude)(lanes, c, fringed, opened)
+        if self.config.history:
+            lanes = add_history(self.config, lanes, push)
         if store is not None:
             slot, row, writes = store
             pending = (jnp.where(writes, slot, table_.shape[0]), row)  # out of range: none

@@ -135,10 +135,12 @@ def open_pushed(
     every lane at once when more do, and not at all when none does."""
     width = push.shape[0]
     at = jnp.arange(width)
-    memory = Memory(lanes.killers[at, pushed.sp], lanes.history, lanes.prev_pv[at, pushed.sp])
+    inside = config._replace(history=False)  # added after the push: see add_history
+    no_history = jnp.zeros((width, 2, 0), jnp.float32)
+    memory = Memory(lanes.killers[at, pushed.sp], no_history, lanes.prev_pv[at, pushed.sp])
 
     def open_packed(memory: Memory, o: Opening) -> jax.Array:
-        return frames.pack(open_frame(game, config, o, memory))
+        return frames.pack(open_frame(game, inside, o, memory))
 
     empty = jnp.zeros((width, frames.row_width(config)), jnp.float32)
 
@@ -152,9 +154,35 @@ def open_pushed(
 
     count = jnp.sum(push, dtype=jnp.int32)
     if width < COMPACT_FROM:
-        return jax.lax.cond(count > 0, every, lambda _: empty, push)
-    branch = jnp.where(count == 0, 0, jnp.where(count <= width // 4, 1, 2))
-    return jax.lax.switch(branch, [lambda _: empty, compact, every], push)
+        rows = jax.lax.cond(count > 0, every, lambda _: empty, push)
+    else:
+        branch = jnp.where(count == 0, 0, jnp.where(count <= width // 4, 1, 2))
+        rows = jax.lax.switch(branch, [lambda _: empty, compact, every], push)
+    return rows
+
+
+def add_history(config: Config, lanes: Lane, push: jax.Array) -> Lane:
+    """``lanes`` with the history bonus added to the keys of the frames that ``push``
+    pushed (now current), as :func:`moves.keys` adds it last, after the event.
+
+    A history table read while opening, between the event's two writes of it, made XLA
+    copy every lane's table twice per event. After the event it reads the same values: a
+    lane pushes a frame or reports a value to its frame in an event, never both, and only
+    a report changes its table."""
+    at = jnp.arange(push.shape[0])
+    rows = lanes.stack.rows[at, lanes.sp]  # [L, R]
+    opened = jax.vmap(frames.unpack, in_axes=(0, None))(rows, config)
+    acts = jax.vmap(frames.slots_of, in_axes=(0, None))(opened, config)  # [L, M]
+    mover = jnp.clip(opened.mover, 0, 1)
+    bonus = lanes.history[at[:, None], mover[:, None], jnp.maximum(acts, 0)]  # [L, M]
+    add = opened.keys > NEG_INF
+    if config.beam:  # beam keys are the look-ahead alone outside quiescence
+        add = add & (opened.remaining[:, None] <= 0)
+    keys = jnp.where(add, opened.keys + bonus, opened.keys)
+    rows = jax.vmap(frames.write)(
+        lanes.stack.rows, lanes.sp, jax.vmap(frames.pack)(opened._replace(keys=keys)), push
+    )
+    return lanes._replace(stack=lanes.stack._replace(rows=rows))
 
 
 def _rotate(keys: jax.Array, helper) -> jax.Array:
@@ -166,4 +194,4 @@ def _rotate(keys: jax.Array, helper) -> jax.Array:
     return jnp.where(jnp.arange(keys.shape[0]) == first, jnp.maximum(keys.max(), 0.0) + 1e7, keys)
 
 
-__all__ = ["Memory", "Opening", "memory_at", "open_frame", "open_pushed"]
+__all__ = ["Memory", "Opening", "add_history", "memory_at", "open_frame", "open_pushed"]
