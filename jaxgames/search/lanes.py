@@ -39,6 +39,7 @@ import jax.numpy as jnp
 from jax.sharding import Mesh, PartitionSpec
 
 _MIN_LANES_TO_SHRINK = 128  # narrower phases cost a compile each: only for wide searches
+_COMPACT_REOPEN_FROM = 32  # lanes from which a refill opens only those that reopen
 
 
 class LaneFields(Protocol):
@@ -243,7 +244,7 @@ def _reopen(starts, lanes, roots, jobs, job, same, shared, reopen):
         return _where(reopen, _open(starts, lanes, roots, jobs, job, same, shared), lanes)
 
     few = width // 4
-    if few < 2:
+    if width < _COMPACT_REOPEN_FROM:  # a second opening to compile for little gain
         return every(lanes)
 
     def compact(lanes):
