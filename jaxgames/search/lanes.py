@@ -173,7 +173,8 @@ def run(
     )
     # the first lanes take the first jobs; with helpers, lanes beyond N join them in turn
     first = jnp.where(ids < n, ids, ids % n if helpers else -1)
-    lanes = _open(starts, None, roots, jobs, first, jnp.zeros((width,), jnp.bool_), shared)
+    no = jnp.zeros((width,), jnp.bool_)
+    lanes = _open(starts, roots, jobs, shared, first, no, _helper_counts(first), None)
 
     def body(carry):
         lanes, shared, jobs, next_job = carry
@@ -211,15 +212,25 @@ def run(
     return jobs, program.rewidth(shared, 0)
 
 
-def _open(starts, old, roots, jobs, job, same, shared, pick=None):
-    """Lanes opened on ``job`` (-1: idle) at each job's current plan; ``helper`` counts the
-    lanes before each one on the same job. With ``pick`` (int32[K]), only those lanes
-    (``old``'s rows at ``pick``), ``[K]``."""
+def on_picked(fn: Callable[..., Any], active: jax.Array, size: int, inputs: Any, base: Any) -> Any:
+    """``base`` (leaves ``[L, ...]``) with the rows where ``active`` (bool[L], at most
+    ``size`` of them) replaced by ``fn`` of those rows of ``inputs``, which runs on a
+    compact batch of ``size``: a vmapped function costs about the rows it is given."""
+    width = active.shape[0]
+    (pick,) = jnp.nonzero(active, size=size, fill_value=width)  # width: dropped below
+    out = fn(*_rows(inputs, jnp.minimum(pick, width - 1)))
+    return jax.tree.map(lambda b, o: b.at[pick].set(o, mode="drop"), base, out)
+
+
+def _helper_counts(job: jax.Array) -> jax.Array:
+    """int32[L]: the lanes before each one on the same job (0: the first on it)."""
     ids = jnp.arange(job.shape[0])
     before = (job[None, :] == job[:, None]) & (ids[None, :] < ids[:, None])  # [L, L]
-    helper = jnp.sum(before, axis=1, dtype=jnp.int32)
-    if pick is not None:
-        job, same, helper, old = job[pick], same[pick], helper[pick], _rows(old, pick)
+    return jnp.sum(before, axis=1, dtype=jnp.int32)
+
+
+def _open(starts, roots, jobs, shared, job, same, helper, old):
+    """Lanes (``[K]``) opened on ``job`` (-1: idle) at each job's current plan."""
     safe = jnp.maximum(job, 0)
     return starts(
         _rows(roots, safe),
@@ -239,31 +250,38 @@ def _reopen(starts, lanes, roots, jobs, job, same, shared, reopen):
     a search costs the game's move generation, and a select over whole lanes costs their
     stacks); else every lane."""
     width = job.shape[0]
+    open_ = functools.partial(_open, starts, roots, jobs, shared)
+    inputs = (job, same, _helper_counts(job), lanes)
 
     def every(lanes):
-        return _where(reopen, _open(starts, lanes, roots, jobs, job, same, shared), lanes)
+        return _where(reopen, open_(*inputs), lanes)
 
-    few = width // 4
     if width < _COMPACT_REOPEN_FROM:  # a second opening to compile for little gain
         return every(lanes)
+    few = width // 4
 
     def compact(lanes):
-        (pick,) = jnp.nonzero(reopen, size=few, fill_value=width)
-        opened = _open(starts, lanes, roots, jobs, job, same, shared, jnp.minimum(pick, width - 1))
-        return jax.tree.map(lambda x, o: x.at[pick].set(o, mode="drop"), lanes, opened)
+        return on_picked(open_, reopen, few, inputs, lanes)
 
     return jax.lax.cond(jnp.sum(reopen) <= few, compact, every, lanes)
+
+
+def _standing(lanes: Any, jobs: Jobs) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """``(working, safe, finished, stale)``, each ``[L]``: the lane has a job; its job index
+    (0 for idle lanes); it finished its search of the job's current plan; it is still on a
+    plan another lane has settled."""
+    working = lanes.job >= 0
+    safe = jnp.maximum(lanes.job, 0)
+    current = working & (lanes.iteration == jobs.iteration[safe]) & ~jobs.final[safe]
+    return working, safe, current & lanes.done, working & ~current
 
 
 def _refill_needed(lanes: Any, jobs: Jobs, next_job: jax.Array) -> jax.Array:
     """bool[]: some lane finished its search or is on a plan another lane settled, or an
     idle lane could take a queued job (else a refill would change nothing)."""
-    n = jobs.iteration.shape[0]
-    working = lanes.job >= 0
-    safe = jnp.maximum(lanes.job, 0)
-    current = working & (lanes.iteration == jobs.iteration[safe]) & ~jobs.final[safe]
-    leaving = (current & lanes.done) | (working & ~current)
-    return jnp.any(leaving) | (jnp.any(~working) & (next_job < n))
+    working, _, finished, stale = _standing(lanes, jobs)
+    queued = next_job < jobs.iteration.shape[0]
+    return jnp.any(finished | stale) | (jnp.any(~working) & queued)
 
 
 def _refill(
@@ -273,11 +291,7 @@ def _refill(
     n = jobs.iteration.shape[0]
     width = lanes.job.shape[0]
     ids = jnp.arange(width, dtype=jnp.int32)
-    working = lanes.job >= 0
-    safe = jnp.maximum(lanes.job, 0)
-    current = working & (lanes.iteration == jobs.iteration[safe]) & ~jobs.final[safe]
-    finished = current & lanes.done
-    stale = working & ~current  # still on a plan another lane has settled
+    working, safe, finished, stale = _standing(lanes, jobs)
     # one lane settles each job's plan: the first (lowest index) of its finishers this round
     claim = (
         jnp.full((n,), width, jnp.int32).at[jnp.where(finished, lanes.job, n)].min(ids, mode="drop")

@@ -107,7 +107,7 @@ def keys(
         out = out + jnp.where(acts == killers[1], KILLER_BONUS / 2, 0.0)
     out = out + jnp.where(acts == pv_move, PV_BONUS, 0.0)
     out = out + jnp.where(acts == tt_move, PV_BONUS, 0.0)
-    if config.history:  # last: a pushed frame adds it after opening (see open_pushed)
+    if config.history:  # last: a pushed frame gets it after the event (opening.add_history)
         mover = jnp.clip(game.player(state), 0, 1)
         out = out + history[mover][jnp.maximum(acts, 0)]
     if config.beam:  # rank by the one-ply look-ahead alone and keep the best `beam` moves

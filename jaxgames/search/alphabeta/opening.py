@@ -20,6 +20,7 @@ from jaxgames.kernels import leaf_values
 from jaxgames.search.alphabeta import frames, moves
 from jaxgames.search.alphabeta.frames import Frame, Lane
 from jaxgames.search.alphabeta.options import Config
+from jaxgames.search.lanes import on_picked
 
 NEG_INF = -jnp.inf
 COMPACT_FROM = 8
@@ -145,20 +146,16 @@ def open_pushed(
     empty = jnp.zeros((width, frames.row_width(config)), jnp.float32)
 
     def compact(push):
-        (pick,) = jnp.nonzero(push, size=width // 4, fill_value=width)
-        some = jax.tree.map(lambda x: x[jnp.minimum(pick, width - 1)], (memory, pushed))
-        return empty.at[pick].set(jax.vmap(open_packed)(*some), mode="drop")
+        return on_picked(jax.vmap(open_packed), push, width // 4, (memory, pushed), empty)
 
     def every(push):
         return jax.vmap(open_packed)(memory, pushed)
 
     count = jnp.sum(push, dtype=jnp.int32)
     if width < COMPACT_FROM:
-        rows = jax.lax.cond(count > 0, every, lambda _: empty, push)
-    else:
-        branch = jnp.where(count == 0, 0, jnp.where(count <= width // 4, 1, 2))
-        rows = jax.lax.switch(branch, [lambda _: empty, compact, every], push)
-    return rows
+        return jax.lax.cond(count > 0, every, lambda _: empty, push)
+    branch = jnp.where(count == 0, 0, jnp.where(count <= width // 4, 1, 2))
+    return jax.lax.switch(branch, [lambda _: empty, compact, every], push)
 
 
 def add_history(config: Config, lanes: Lane, push: jax.Array) -> Lane:
