@@ -409,6 +409,8 @@ def test_ordering_defaults_come_from_the_tuning_table_and_yield_to_the_caller():
         search.alphabeta_batch(connect4, roots, 2, killer=False)
     with pytest.raises(jaxgames.GameError, match="lanes must be >= 1, got 0"):
         search.alphabeta_batch(connect4, roots, 2, lanes=0)
+    with pytest.raises(jaxgames.GameError, match="lookahead_depth must be >= 0, got -1"):
+        search.alphabeta_batch(connect4, roots, 2, lookahead_depth=-1)
 
 
 # ---------------------------------------------------------------------- connect four, depth-limited

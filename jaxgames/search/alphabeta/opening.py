@@ -133,29 +133,55 @@ def open_pushed(
 ) -> jax.Array:
     """float32[L, R]: the packed frames of the lanes that ``push`` a child (zero rows
     elsewhere): in a compact batch of a quarter of the lanes when no more push one, for
-    every lane at once when more do, and not at all when none does."""
+    every lane at once when more do, and not at all when none does.
+
+    With ``lookahead_depth``, every pushed frame is opened with the hint's order first, and
+    those with that many plies left (below the horizon and before the game's end, as far
+    as :meth:`~jaxgames.game.Game.plies_left` bounds it) again with the look-ahead's, in
+    a batch of their own: they are few (most frames lie near the end), and the look-ahead
+    plays out every move, so paying for it in every lane would cost most of the event."""
     width = push.shape[0]
     at = jnp.arange(width)
     inside = config._replace(history=False)  # added after the push: see add_history
     no_history = jnp.zeros((width, 2, 0), jnp.float32)
     memory = Memory(lanes.killers[at, pushed.sp], no_history, lanes.prev_pv[at, pushed.sp])
+    if config.lookahead and config.lookahead_depth:
+        left = pushed.remaining
+        if game.max_game_length > 0:  # an exact endgame's depth is only a bound: use the game's
+            left = jnp.minimum(left, jax.vmap(game.plies_left)(pushed.state))
+        deep = push & (left >= config.lookahead_depth)
+        near = _opened(game, inside._replace(lookahead=False), memory, pushed, push)
+        return _opened(game, inside, memory, pushed, deep, near)
+    return _opened(game, inside, memory, pushed, push)
+
+
+def _opened(
+    game: Game, config: Config, memory: Memory, pushed: Opening, which: jax.Array, base=None
+) -> jax.Array:
+    """``base`` (float32[L, R]) with the rows ``which`` replaced by the packed frames of
+    ``pushed`` opened by ``config``: a compact batch of a quarter of the lanes when no more
+    are asked for, every lane when more are, none when none is. Without ``base``, the other
+    rows are zeros or anything (no one reads them)."""
+    width = which.shape[0]
+    keep = base is not None
+    if base is None:
+        base = jnp.zeros((width, frames.row_width(config)), jnp.float32)
 
     def open_packed(memory: Memory, o: Opening) -> jax.Array:
-        return frames.pack(open_frame(game, inside, o, memory))
+        return frames.pack(open_frame(game, config, o, memory))
 
-    empty = jnp.zeros((width, frames.row_width(config)), jnp.float32)
+    def compact(which):
+        return on_picked(jax.vmap(open_packed), which, width // 4, (memory, pushed), base)
 
-    def compact(push):
-        return on_picked(jax.vmap(open_packed), push, width // 4, (memory, pushed), empty)
+    def every(which):
+        rows = jax.vmap(open_packed)(memory, pushed)
+        return jnp.where(which[:, None], rows, base) if keep else rows
 
-    def every(push):
-        return jax.vmap(open_packed)(memory, pushed)
-
-    count = jnp.sum(push, dtype=jnp.int32)
+    count = jnp.sum(which, dtype=jnp.int32)
     if width < COMPACT_FROM:
-        return jax.lax.cond(count > 0, every, lambda _: empty, push)
+        return jax.lax.cond(count > 0, every, lambda _: base, which)
     branch = jnp.where(count == 0, 0, jnp.where(count <= width // 4, 1, 2))
-    return jax.lax.switch(branch, [lambda _: empty, compact, every], push)
+    return jax.lax.switch(branch, [lambda _: base, compact, every], which)
 
 
 def add_history(config: Config, lanes: Lane, push: jax.Array) -> Lane:

@@ -95,6 +95,10 @@ class AlphaBetaOptions:
             (:class:`~jaxgames.capabilities.LookaheadOrdering`: the reply's mobility,
             "fastest first"); they replace the hint, killers and history as the order, the
             previous PV's and the table's moves still first.
+        lookahead_depth: the look-ahead orders only nodes with at least this many plies
+            left (to the horizon, and to the game's end as its ``plies_left`` bounds it:
+            twice the empty squares in Othello); nearer the end, where most nodes are and
+            the order saves little, the hint orders (0: every node).
         killers: two killer moves per ply.
         history: the history heuristic (per player and move, bonus remaining_depth^2).
         iterative_deepening: search depths 1..depth, each with the previous PV first.
@@ -137,6 +141,7 @@ class AlphaBetaOptions:
 
     hint: bool | None = None
     lookahead: bool | None = None
+    lookahead_depth: int | None = None
     killers: bool | None = None
     history: bool | None = None
     iterative_deepening: bool | None = None
@@ -168,6 +173,7 @@ class AlphaBetaOptions:
 DEFAULTS: dict[str, Any] = {
     "hint": True,
     "lookahead": False,
+    "lookahead_depth": 0,
     "killers": True,
     "history": True,
     "iterative_deepening": True,
@@ -200,6 +206,7 @@ class Config(NamedTuple):
     quiescence: int
     hint: bool
     lookahead: bool  # order by the game's LookaheadOrdering scores
+    lookahead_depth: int  # ... at nodes with this many plies left or more (0: all)
     killers: bool
     history: bool
     tt_bits: int  # 0: no table
@@ -290,6 +297,9 @@ def resolve(
     quiescence = int(chosen["quiescence"])
     if quiescence < 0:
         raise GameError(f"alphabeta: quiescence must be >= 0, got {quiescence}")
+    lookahead_depth = int(chosen["lookahead_depth"])
+    if lookahead_depth < 0:
+        raise GameError(f"alphabeta: lookahead_depth must be >= 0, got {lookahead_depth}")
     singular = chosen["singular"]
     singular = Singular() if singular is True else (singular or None)
     probcut = chosen["probcut"]
@@ -314,6 +324,7 @@ def resolve(
         quiescence=quiescence if isinstance(game, NoisyMoves) else 0,
         hint=bool(chosen["hint"]),
         lookahead=lookahead,
+        lookahead_depth=lookahead_depth if lookahead else 0,
         killers=bool(chosen["killers"]) and not lookahead,  # the look-ahead orders alone
         history=bool(chosen["history"]) and not lookahead,
         tt_bits=tt_bits,
@@ -333,6 +344,7 @@ def resolve(
     summary = {
         "hint": config.hint,
         "lookahead": config.lookahead,
+        "lookahead_depth": config.lookahead_depth,
         "killers": config.killers,
         "history": config.history,
         "iterative_deepening": iterative,
