@@ -39,6 +39,7 @@ class Plan(NamedTuple):
     """A job's next search, and what its earlier searches proved (solver)."""
 
     depth: jax.Array  # int32
+    target: jax.Array  # int32: the depth asked for (iterative deepening stops there)
     alpha: jax.Array  # float32: this search's window
     beta: jax.Array  # float32
     lo: jax.Array  # float32: the value is at least lo ...
@@ -63,9 +64,9 @@ class Counters(NamedTuple):
 
 
 class Mode(NamedTuple):
-    """How a job's searches follow each other (static)."""
+    """How a job's searches follow each other (static; the depth asked for is each plan's
+    own, so that searches of nearby depths share one compiled program)."""
 
-    target: int
     iterative: bool
     solver: bool
     exact_leaves: bool  # a search whose every leaf was a finished game is exact at any depth
@@ -88,9 +89,9 @@ def _next_plan(mode: Mode, plan: Plan, out: Outcome) -> tuple[jax.Array, Plan]:
         wide = tests >= MAX_TESTS
         alpha = jnp.where(wide, lo - 2 * NULL_WIDTH, g - NULL_WIDTH)
         beta = jnp.where(wide, hi + 2 * NULL_WIDTH, g)
-        return final, Plan(plan.depth, alpha, beta, lo, hi, tests, best)
+        return final, Plan(plan.depth, plan.target, alpha, beta, lo, hi, tests, best)
     complete = mode.exact_leaves & (out.cut_short == 0)
-    final = (plan.depth >= mode.target) | complete
+    final = (plan.depth >= plan.target) | complete
     return final, plan._replace(depth=plan.depth + 1)
 
 
@@ -218,7 +219,6 @@ def alphabeta_batch(
     if mesh is not None:
         roots, plans, tables = shard_batch((roots, plans, tables), mesh)
     mode = Mode(
-        run.target,
         run.iterative_deepening,
         run.solver,
         exact_leaves=run.exact and not run.config.quiescence,
@@ -260,6 +260,7 @@ def _first_plans(game: Game, run: Resolved, roots: Any, alpha, beta) -> Plan:
         alpha, beta = g - NULL_WIDTH, g
     return Plan(
         depth=jnp.full((n,), first, jnp.int32),
+        target=jnp.full((n,), run.target, jnp.int32),
         alpha=jnp.asarray(alpha, jnp.float32),
         beta=jnp.asarray(beta, jnp.float32),
         lo=jnp.asarray(lo, jnp.float32),

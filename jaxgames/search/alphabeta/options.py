@@ -197,6 +197,10 @@ DEFAULTS: dict[str, Any] = {
 """The search's own defaults, where neither the caller nor :data:`TUNING` says otherwise."""
 
 
+FRAME_STEP = 8
+"""Stack frames per lane are rounded up to a multiple of this."""
+
+
 class Config(NamedTuple):
     """The static facts of one compiled search (hashable: part of the compilation key)."""
 
@@ -317,8 +321,11 @@ def resolve(
     plain = not (quiescence or selective or check_ext)
     lookahead = bool(chosen["lookahead"]) and isinstance(game, LookaheadOrdering)
     iterative = bool(chosen["iterative_deepening"]) and depth > 1 and not chosen["solver"]
+    frames = max(depth, 1) + quiescence + max_ext + check_ext + 1
     config = Config(
-        frames=max(depth, 1) + quiescence + max_ext + check_ext + 1,
+        # a multiple of FRAME_STEP: searches a few plies apart (each ply of a game played
+        # out, roots lowered to the depth they need) share one compiled program
+        frames=-(-frames // FRAME_STEP) * FRAME_STEP,
         max_moves=max_moves,
         listed=max_moves < game.num_actions or isinstance(game, MoveLists),
         quiescence=quiescence if isinstance(game, NoisyMoves) else 0,
