@@ -48,7 +48,19 @@ ALPHABETA: dict[str, dict[str, Any]] = {
     # lanes 88, 256 lanes (the default 512, halved by the devices) 57-78 on 512 positions;
     # a chess lane's stack is large (states with their move planes, 218-move frames), so
     # wide loops spill the caches
-    "chess": {"lanes": 128},
+    "chess": {
+        "lanes": 128,
+        # depth 3, quiescence 4, the same FENs and machine, configurations interleaved in one
+        # process (medians of 3-5 rounds): 64 positions 58.4 positions/s without the table
+        # against 54.4 with it (2,312 nodes a position against 2,280: lines seldom meet in 3
+        # plies); kept from depth 4 on (not measured there)
+        "tt_min_depth": 4,
+        # iterative deepening only where every root has its lane: 64 positions (32 a
+        # device, no queue) 51.9 positions/s with it against 33.1 without (its order halves
+        # the longest search: 4,408 nodes against 8,877); 1,024 (a queue) 99.3 without it or
+        # the table, against 89.3 with both and 74.7 with it alone
+        "iterative_deepening": "without_queue",
+    },
 }
 """Per-game defaults of the search, measured: the machine and benchmark each came from are
 in the comment above its entry. Rules files hold rules; how to search them is kept here."""

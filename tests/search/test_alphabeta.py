@@ -18,6 +18,7 @@ trees as hundreds of roots), with one depth per (source, option set).
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 
@@ -411,6 +412,24 @@ def test_ordering_defaults_come_from_the_tuning_table_and_yield_to_the_caller():
         search.alphabeta_batch(connect4, roots, 2, lanes=0)
     with pytest.raises(jaxgames.GameError, match="lookahead_depth must be >= 0, got -1"):
         search.alphabeta_batch(connect4, roots, 2, lookahead_depth=-1)
+
+
+def test_iterative_deepening_without_a_queue_is_a_rule_of_the_batch(monkeypatch):
+    """A "without_queue" default is on where every root has a lane of its own on its device,
+    off where roots wait for one; the caller's choice wins either way."""
+    game = jaxgames.make("connect4")
+    tuning = {"connect4": {"iterative_deepening": "without_queue", "lanes": 16}}
+    monkeypatch.setattr(
+        importlib.import_module("jaxgames.search.alphabeta.options"), "TUNING", tuning
+    )
+
+    def iterative(roots_per_device, **keywords):
+        options = from_keywords(None, keywords)
+        return resolve(game, 4, options, roots_per_device=roots_per_device).iterative_deepening
+
+    assert iterative(1) and iterative(16) and not iterative(17)
+    assert iterative(17, lanes=32)  # 17 roots fit 32 lanes: no queue
+    assert iterative(17, iterative_deepening=True) and not iterative(16, iterative_deepening=False)
 
 
 # ---------------------------------------------------------------------- connect four, depth-limited

@@ -203,14 +203,16 @@ def alphabeta_batch(
     options = from_keywords(options, keywords)
     depth = needed_depth(game, states, depth)
     reaches_end = depth >= most_plies_left(game, states)
-    run = resolve_options(game, depth, options, reaches_end, windowed=window is not None)
-    if run.solver and window is not None:
-        raise GameError("alphabeta: the solver finds exact values; a window asks for a bound")
     n = batch_size(states)
-    alpha, beta = _root_window(game, window, n)
     devices = jax.local_device_count()
     mesh = local_mesh() if devices > 1 and n % devices == 0 else None
     share = n // devices if mesh is not None else n
+    run = resolve_options(
+        game, depth, options, reaches_end, windowed=window is not None, roots_per_device=share
+    )
+    if run.solver and window is not None:
+        raise GameError("alphabeta: the solver finds exact values; a window asks for a bound")
+    alpha, beta = _root_window(game, window, n)
     num_lanes = max(1, min(share, run.lanes)) if not run.helpers else run.lanes
     phases = engine.lane_phases(num_lanes, run.shrink) if not run.helpers else (num_lanes,)
     roots = jax.tree.map(jnp.asarray, states)

@@ -260,12 +260,22 @@ BEFORE_END = "before_end"
 reach every end (in an exact endgame its shallow passes end on EVAL and order little)."""
 
 
-def _where_end(value: Any, reaches_end: bool) -> Any:
-    """A :data:`TUNING` value, :data:`AT_END` or :data:`BEFORE_END` made a bool."""
+WITHOUT_QUEUE = "without_queue"
+"""A :data:`TUNING` value of ``iterative_deepening``: on only where every root has a lane of
+its own (no root waits in the queue). There the longest search sets the time, and the
+previous depth's move order shortens it most; with a queue, lanes stay busy and the fewer
+nodes of one search to the full depth win."""
+
+
+def _where_end(value: Any, reaches_end: bool, queued: bool = False) -> Any:
+    """A :data:`TUNING` value, :data:`AT_END`, :data:`BEFORE_END` or
+    :data:`WITHOUT_QUEUE` made a bool."""
     if value == AT_END:
         return reaches_end
     if value == BEFORE_END:
         return not reaches_end
+    if value == WITHOUT_QUEUE:
+        return not queued
     return value
 
 
@@ -275,15 +285,18 @@ def resolve(
     options: AlphaBetaOptions,
     reaches_end: bool = False,
     windowed: bool = False,
+    roots_per_device: int = 0,
 ) -> Resolved:
     """The options in force for a search of ``game`` to ``depth``; bad values are refused
     in one line. ``reaches_end``: ``depth`` covers every ply every root can still last;
-    ``windowed``: the caller gives the roots a window (the solver is then never a default)."""
+    ``windowed``: the caller gives the roots a window (the solver is then never a default);
+    ``roots_per_device``: the roots each device searches (more than its lanes: a queue)."""
     given = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
     chosen = defaults_for(game)
     chosen.update({k: v for k, v in given.items() if v is not None})
+    queued = roots_per_device > int(chosen["lanes"])
     for name in ("solver", "lookahead", "iterative_deepening", "exact_values", "tt"):
-        chosen[name] = _where_end(chosen[name], reaches_end)
+        chosen[name] = _where_end(chosen[name], reaches_end, queued)
     if given["solver"] is None and windowed:
         chosen["solver"] = False  # a default solver never overrides the caller's window
     lanes, events, shrink = int(chosen["lanes"]), int(chosen["events"]), int(chosen["shrink"])
