@@ -96,9 +96,9 @@ class AlphaBetaOptions:
             "fastest first"); they replace the hint, killers and history as the order, the
             previous PV's and the table's moves still first.
         lookahead_depth: the look-ahead orders only nodes with at least this many plies
-            left (to the horizon, and to the game's end as its ``plies_left`` bounds it:
-            twice the empty squares in Othello); nearer the end, where most nodes are and
-            the order saves little, the hint orders (0: every node).
+            left (to the horizon, and to the game's end as its ``plies_left`` bounds it);
+            nearer the end, where most nodes are and the order saves little, the hint
+            orders (0: every node).
         killers: two killer moves per ply.
         history: the history heuristic (per player and move, bonus remaining_depth^2).
         iterative_deepening: search depths 1..depth, each with the previous PV first.
